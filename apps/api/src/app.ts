@@ -1,0 +1,56 @@
+import cookie from '@fastify/cookie';
+import sensible from '@fastify/sensible';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Runtime } from '@agov/runtime';
+import { installAuth } from './plugins/auth.js';
+import { installErrorHandling } from './plugins/errors.js';
+import { installOpenApi } from './plugins/openapi.js';
+import { installValidation } from './plugins/validation.js';
+import { healthRoutes } from './routes/health.js';
+import { apiKeyRoutes } from './routes/v1/api-keys.js';
+import { authRoutes } from './routes/v1/auth.js';
+import { userRoutes } from './routes/v1/users.js';
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Builds the HTTP application on a runtime. It never listens: main.ts and tests decide that. */
+export async function buildApp(runtime: Runtime, logger: Logger): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: 1_048_576,
+    // A caller's own request id is kept when it is safe to echo; otherwise we mint one.
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    // Responses may carry secrets (keys at creation) and tenant data: never cache them.
+    reply.cacheControl('no-store');
+  });
+
+  await app.register(sensible);
+  await app.register(cookie);
+  installValidation(app);
+  installErrorHandling(app);
+  installAuth(app, runtime.deps, runtime.config);
+  await installOpenApi(app);
+
+  const options = { deps: runtime.deps, config: runtime.config };
+  await app.register(healthRoutes, options);
+  await app.register(
+    async (v1) => {
+      await v1.register(authRoutes, options);
+      await v1.register(userRoutes, options);
+      await v1.register(apiKeyRoutes, options);
+    },
+    { prefix: '/api/v1' },
+  );
+  return app;
+}

@@ -1,0 +1,75 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '@agov/config';
+import {
+  AppError,
+  authenticateApiKey,
+  authorize,
+  developmentPrincipal,
+  resolveSession,
+  type Deps,
+  type Principal,
+} from '@agov/domain';
+import { PUBLIC, type RouteAccess } from '../access.js';
+
+export const SESSION_COOKIE = 'agov_session';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+  interface FastifyRequest {
+    /** Set by the auth hook on every route that is not public. */
+    principal: Principal;
+  }
+}
+
+/**
+ * Authenticates each request (API key, session cookie, or the development bypass) and checks
+ * it against the access its route declares. A route that declares no access is a mistake,
+ * caught when the route is registered rather than when someone calls it.
+ */
+export function installAuth(app: FastifyInstance, deps: Deps, config: Pick<Config, 'mode'>): void {
+  app.decorateRequest('principal', null as never);
+
+  app.addHook('onRoute', (route) => {
+    const access = route.config?.access;
+    if (access === undefined && !route.url.startsWith('/docs')) {
+      throw new Error(`Route ${route.method} ${route.url} declares no access`);
+    }
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (access === undefined || access === PUBLIC) return;
+    request.principal = await authenticate(request, deps, config);
+    authorize(request.principal, access);
+  });
+}
+
+async function authenticate(request: FastifyRequest, deps: Deps, config: Pick<Config, 'mode'>): Promise<Principal> {
+  if (config.mode === 'development' && request.headers['x-dev-bypass'] === 'true') {
+    return developmentPrincipal(deps);
+  }
+
+  const authorization = request.headers.authorization;
+  if (authorization !== undefined) {
+    const [scheme, token] = authorization.split(' ');
+    const key = scheme?.toLowerCase() === 'bearer' && token ? await authenticateApiKey(deps, token) : null;
+    if (!key) throw new AppError('unauthorized', 'Invalid, expired or revoked API key');
+    return { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, keyName: key.name, scopes: key.scopes };
+  }
+
+  const sessionToken = request.cookies[SESSION_COOKIE];
+  if (sessionToken) {
+    const principal = await resolveSession(deps, sessionToken);
+    if (!principal) throw new AppError('unauthorized', 'Session expired or signed out');
+    // No cross-site form can set this header, and no CORS preflight grants it: CSRF-safe.
+    if (!SAFE_METHODS.has(request.method) && request.headers['x-requested-with'] !== 'XMLHttpRequest') {
+      throw new AppError('forbidden', 'Cookie-authenticated changes must send X-Requested-With: XMLHttpRequest');
+    }
+    return principal;
+  }
+
+  throw new AppError('unauthorized', 'Authentication required: send Authorization: Bearer <API key> or sign in');
+}

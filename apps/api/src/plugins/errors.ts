@@ -1,0 +1,76 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, codeToStatus, type ErrorCode } from '@agov/domain';
+
+export interface ErrorBody {
+  error: ErrorCode;
+  message: string;
+  status: number;
+  details?: Record<string, unknown>;
+  trace_id?: string;
+  request_id: string;
+}
+
+interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/** Every error leaves the service through here, in the spec's shape, with the request id. */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    const body = toErrorBody(error, request.id);
+    if (body.status >= 500) request.log.error({ err: error }, 'request failed');
+    return send(reply, body);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    send(reply, errorBody('not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`, request.id)),
+  );
+}
+
+export function errorBody(code: ErrorCode, message: string, requestId: string, details?: Record<string, unknown>): ErrorBody {
+  return { error: code, message, status: codeToStatus[code], ...(details ? { details } : {}), request_id: requestId };
+}
+
+function send(reply: FastifyReply, body: ErrorBody) {
+  return reply.status(body.status).type('application/json; charset=utf-8').send(body);
+}
+
+function toErrorBody(error: FastifyError | AppError, requestId: string): ErrorBody {
+  if (error instanceof AppError) return errorBody(error.code, error.message, requestId, error.details);
+  if ('validation' in error && error.validation) {
+    // A malformed id cannot name an existing resource: that is "not found", not bad input.
+    if (error.validationContext === 'params') return errorBody('not_found', 'Resource not found', requestId);
+    const fields = error.validation.map(toFieldProblem);
+    const summary = fields.map((f) => `${f.field} ${f.message}`).join('; ');
+    return errorBody('validation_error', `Invalid ${error.validationContext ?? 'request'}: ${summary}`, requestId, { fields });
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return errorBody('payload_too_large', 'Request body is larger than 1 MiB', requestId);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return errorBody('validation_error', 'Content-Type must be application/json', requestId);
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 500) return errorBody('internal_error', 'Internal server error', requestId);
+  return errorBody(codeForStatus(status), status === 400 ? `Invalid request: ${error.message}` : error.message, requestId);
+}
+
+function codeForStatus(status: number): ErrorCode {
+  const match = Object.entries(codeToStatus).find(([, value]) => value === status);
+  return (match?.[0] as ErrorCode | undefined) ?? 'validation_error';
+}
+
+interface AjvProblem {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+function toFieldProblem(problem: AjvProblem): FieldProblem {
+  const base = problem.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  const join = (name: unknown) => (base ? `${base}.${String(name)}` : String(name));
+  if (problem.keyword === 'required') return { field: join(problem.params.missingProperty), message: 'is required' };
+  if (problem.keyword === 'additionalProperties') return { field: join(problem.params.additionalProperty), message: 'is not allowed' };
+  return { field: base || '(body)', message: problem.message ?? 'is invalid' };
+}

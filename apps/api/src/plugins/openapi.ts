@@ -1,0 +1,23 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { PUBLIC } from '../access.js';
+
+/** The OpenAPI document is generated from the route schemas; nothing is written by hand. */
+export async function installOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Agent Governance API', version: '1.0.0', description: 'Governs the actions of AI agents.' },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'API key: ai_ followed by 64 hex characters' },
+          session: { type: 'apiKey', in: 'cookie', name: 'agov_session' },
+        },
+      },
+      security: [{ apiKey: [] }, { session: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { config: { access: PUBLIC }, schema: { hide: true } }, async () => app.swagger());
+}

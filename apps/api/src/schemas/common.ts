@@ -1,0 +1,38 @@
+import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
+
+/** A request body: unknown fields are rejected, never silently dropped. */
+export const Body = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
+
+/** A PATCH body: any subset of the fields, but at least one. */
+export const PatchBody = <T extends TProperties>(properties: T) =>
+  Type.Partial(Type.Object(properties), { additionalProperties: false, minProperties: 1 });
+
+export const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+export const Timestamp = Type.String({ format: 'date-time' });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+/** Human-entered text: non-empty, bounded. */
+export const Text = (maxLength = 200) => Type.String({ minLength: 1, maxLength });
+
+export const PageQuery = {
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
+};
+
+export const Pagination = Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() });
+
+export const Data = <T extends TSchema>(schema: T) => Type.Object({ data: schema });
+
+export const PagedList = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item), pagination: Pagination });
+
+export const ErrorResponse = Type.Object({
+  error: Type.String(),
+  message: Type.String(),
+  status: Type.Integer(),
+  details: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  trace_id: Type.Optional(Type.String()),
+  request_id: Type.String(),
+});
+
+export type Schema = TObject;

@@ -1,0 +1,41 @@
+import { Type } from '@sinclair/typebox';
+import { ROLES, SCOPES } from '@agov/domain';
+import { Body, NullableTimestamp, PatchBody, Text, Timestamp } from './common.js';
+
+const Email = Type.String({ format: 'email', maxLength: 254 });
+const Password = Type.String({ minLength: 12, maxLength: 1024 });
+const Role = Type.Union(ROLES.map((role) => Type.Literal(role)));
+const ScopeName = Type.Union(SCOPES.map((scope) => Type.Literal(scope)));
+
+export const SignupBody = Body({ organization_name: Text(), name: Text(), email: Email, password: Password });
+export const LoginBody = Body({ email: Email, password: Type.String({ minLength: 1, maxLength: 1024 }) });
+export const CreateUserBody = Body({ name: Text(), email: Email, password: Password, role: Role });
+export const UpdateUserBody = PatchBody({ name: Text(), email: Email, password: Password, role: Role });
+
+export const CreateApiKeyBody = Body({
+  name: Text(),
+  scopes: Type.Array(ScopeName, { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
+  expires_at: Type.Optional(NullableTimestamp),
+});
+
+export const Tenant = Type.Object({ id: Type.String(), name: Type.String() });
+export const User = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  name: Type.String(),
+  role: Role,
+  created_at: Timestamp,
+});
+
+const apiKeyFields = {
+  id: Type.String(),
+  name: Type.String(),
+  prefix: Type.String(),
+  key_prefix: Type.String(),
+  scopes: Type.Array(Type.String()),
+  last_used_at: NullableTimestamp,
+  created_at: Timestamp,
+  expires_at: NullableTimestamp,
+};
+export const ApiKey = Type.Object(apiKeyFields);
+export const IssuedApiKey = Type.Object({ ...apiKeyFields, key: Type.String() });

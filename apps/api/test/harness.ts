@@ -1,0 +1,120 @@
+import { Writable } from 'node:stream';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { expect, inject } from 'vitest';
+import { loadConfig, type Config } from '@agov/config';
+import type { Clock } from '@agov/domain';
+import { createLogger, createRuntime, type Runtime } from '@agov/runtime';
+import { buildApp } from '../src/app.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  runtime: Runtime;
+  /** Every log line the app wrote, for tests that look for leaked secrets. */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+/** A settable clock for tests about expiry. */
+export class TestClock implements Clock {
+  private offsetMs = 0;
+  now() {
+    return new Date(Date.now() + this.offsetMs);
+  }
+  advance(ms: number) {
+    this.offsetMs += ms;
+  }
+}
+
+export async function createTestApp(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
+  const config: Config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: inject('databaseUrl'),
+    MIGRATE_ON_START: 'false',
+    LOG_LEVEL: 'info',
+    ...options.env,
+  });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = createLogger(config, sink);
+  const runtime = await createRuntime(config, { logger, ...(options.clock ? { clock: options.clock } : {}) });
+  const app = await buildApp(runtime, logger);
+  await app.ready();
+  return {
+    app,
+    runtime,
+    logs,
+    async close() {
+      await app.close();
+      await runtime.close();
+    },
+  };
+}
+
+/** How a test authenticates: an API key, a session cookie, or nothing. */
+export type Credential = { apiKey: string } | { cookie: string } | null;
+
+export function request(app: FastifyInstance, credential: Credential, options: InjectOptions): Promise<LightMyRequestResponse> {
+  const headers: Record<string, string> = { ...(options.headers as Record<string, string> | undefined) };
+  if (credential && 'apiKey' in credential) headers.authorization = `Bearer ${credential.apiKey}`;
+  if (credential && 'cookie' in credential) {
+    headers.cookie = credential.cookie;
+    headers['x-requested-with'] ??= 'XMLHttpRequest';
+  }
+  return app.inject({ ...options, headers });
+}
+
+let counter = 0;
+export const uniqueEmail = (label = 'user') => `${label}.${Date.now()}.${process.pid}.${(counter += 1)}@example.test`;
+
+export const PASSWORD = 'correct horse battery staple';
+
+export interface Tenant {
+  tenantId: string;
+  userId: string;
+  email: string;
+  /** The admin's session. */
+  admin: { cookie: string };
+  /** The agent-runtime key created at signup. */
+  runtimeKey: { apiKey: string };
+}
+
+export async function signupTenant(app: FastifyInstance, organization = 'Acme'): Promise<Tenant> {
+  const email = uniqueEmail('admin');
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/signup',
+    payload: { organization_name: organization, name: 'Ada Admin', email, password: PASSWORD },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  const { data } = response.json();
+  return { tenantId: data.tenant.id, userId: data.user.id, email, admin: { cookie: sessionCookie(response) }, runtimeKey: { apiKey: data.api_key.key } };
+}
+
+export function sessionCookie(response: LightMyRequestResponse): string {
+  const cookie = response.cookies.find((c) => c.name === 'agov_session');
+  if (!cookie) throw new Error('response set no session cookie');
+  return `agov_session=${cookie.value}`;
+}
+
+/** An API key of the tenant with exactly these scopes. */
+export async function keyWithScopes(app: FastifyInstance, tenant: Tenant, scopes: string[]): Promise<{ apiKey: string; id: string }> {
+  const response = await request(app, tenant.admin, { method: 'POST', url: '/api/v1/api-keys', payload: { name: `key ${scopes.join(' ')}`, scopes } });
+  expect(response.statusCode, response.body).toBe(201);
+  const { data } = response.json();
+  return { apiKey: data.key, id: data.id };
+}
+
+/** A session of a new user with this role in the tenant. */
+export async function sessionWithRole(app: FastifyInstance, tenant: Tenant, role: 'admin' | 'reviewer' | 'viewer'): Promise<{ cookie: string }> {
+  const email = uniqueEmail(role);
+  const created = await request(app, tenant.admin, { method: 'POST', url: '/api/v1/users', payload: { name: `${role} user`, email, password: PASSWORD, role } });
+  expect(created.statusCode, created.body).toBe(201);
+  const login = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password: PASSWORD } });
+  expect(login.statusCode, login.body).toBe(200);
+  return { cookie: sessionCookie(login) };
+}

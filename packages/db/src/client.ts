@@ -1,0 +1,80 @@
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import type { Config } from '@agov/config';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import * as schema from './schema/index.js';
+
+/** One type for both drivers: everything above this file is driver-agnostic. */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** A database handle or an open transaction: functions that take one work inside either. */
+export type Executor = Db | Tx;
+
+export interface Database {
+  readonly db: Db;
+  readonly driver: 'postgres' | 'pglite';
+  /** Rows of a raw statement, whatever the driver's result shape. */
+  rows<T>(query: Parameters<Db['execute']>[0], executor?: Executor): Promise<T[]>;
+  /** Subscribes to a notification channel; resolves to the function that unsubscribes. */
+  listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const migrationsFolder = fileURLToPath(new URL('../migrations', import.meta.url));
+/** Serialises start-up migrations across processes sharing one server. */
+const MIGRATION_LOCK = 7_212_004_001;
+
+export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Database> {
+  return config.databaseUrl ? openPostgres(config.databaseUrl) : openPglite(config.dataDir);
+}
+
+function openPostgres(url: string): Database {
+  const client = postgres(url, { max: 20, onnotice: () => {}, connection: { application_name: 'agent-governance' } });
+  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  return {
+    db,
+    driver: 'postgres',
+    rows: async <T>(query: Parameters<Db['execute']>[0], executor: Executor = db) =>
+      (await executor.execute(query)) as unknown as T[],
+    async migrate() {
+      const lock = await client.reserve();
+      try {
+        await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
+        await migratePostgres(db as never, { migrationsFolder });
+      } finally {
+        await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`;
+        lock.release();
+      }
+    },
+    async listen(channel, onMessage) {
+      const { unlisten } = await client.listen(channel, onMessage);
+      return unlisten;
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  mkdirSync(dataDir, { recursive: true });
+  const client = await PGlite.create({ dataDir });
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    db,
+    driver: 'pglite',
+    rows: async <T>(query: Parameters<Db['execute']>[0], executor: Executor = db) =>
+      ((await executor.execute(query)) as unknown as { rows: T[] }).rows,
+    async listen(channel, onMessage) {
+      const unlisten = await client.listen(channel, onMessage);
+      return unlisten;
+    },
+    migrate: () => migratePglite(db as never, { migrationsFolder }),
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,2 @@
+export * from './schema/index.js';
+export { openDatabase, type Database, type Db, type Executor, type Tx } from './client.js';

@@ -1,0 +1,38 @@
+import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { at, createdAt, id } from './columns.js';
+import { tenants } from './identity.js';
+
+export interface AuthorizedIntegration {
+  name: string;
+  resource_scope: string;
+  data_classification: string;
+  allowed_operations: string[];
+}
+
+export const agents = pgTable(
+  'agents',
+  {
+    id: id(),
+    tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description').notNull(),
+    ownerName: text('owner_name').notNull(),
+    ownerRole: text('owner_role').notNull(),
+    team: text('team').notNull(),
+    environment: text('environment').notNull(),
+    authorityModel: text('authority_model').notNull(),
+    identityMode: text('identity_mode').notNull(),
+    delegationModel: text('delegation_model').notNull(),
+    autonomyTier: text('autonomy_tier').notNull(),
+    authorizedIntegrations: jsonb('authorized_integrations').$type<AuthorizedIntegration[]>().notNull(),
+    credentialConfig: jsonb('credential_config').$type<Record<string, unknown> | null>(),
+    metadata: jsonb('metadata').$type<Record<string, unknown> | null>(),
+    nextReviewDate: text('next_review_date').notNull(),
+    createdBy: text('created_by').notNull(),
+    modifiedBy: text('modified_by').notNull(),
+    modifiedAt: at('modified_at').notNull(),
+    lifecycleState: text('lifecycle_state', { enum: ['active', 'suspended', 'revoked'] }).notNull().default('active'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('agents_tenant').on(t.tenantId, t.createdAt)],
+);

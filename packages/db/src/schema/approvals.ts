@@ -1,0 +1,38 @@
+import { sql } from 'drizzle-orm';
+import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { agents } from './agents.js';
+import { at, id } from './columns.js';
+import { tenants } from './identity.js';
+import { traces } from './traces.js';
+
+export const approvalRequests = pgTable(
+  'approval_requests',
+  {
+    id: id(),
+    tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    traceId: uuid('trace_id').notNull().references(() => traces.id, { onDelete: 'cascade' }),
+    agentId: uuid('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+    policyRuleId: uuid('policy_rule_id'),
+    requestedOperation: text('requested_operation').notNull(),
+    targetIntegration: text('target_integration').notNull(),
+    resourceScope: text('resource_scope').notNull(),
+    dataClassification: text('data_classification').notNull(),
+    riskClassification: text('risk_classification', { enum: ['low', 'medium', 'high', 'critical'] }).notNull(),
+    authorityModel: text('authority_model').notNull(),
+    delegatedFrom: text('delegated_from').notNull(),
+    policyEffect: text('policy_effect').notNull().default('approval_required'),
+    flagReason: text('flag_reason').notNull(),
+    status: text('status', { enum: ['pending', 'approved', 'denied', 'expired'] }).notNull().default('pending'),
+    contextSnapshot: jsonb('context_snapshot').$type<Record<string, unknown>>().notNull(),
+    expiresAt: at('expires_at').notNull(),
+    requestedAt: at('requested_at').notNull(),
+    decidedAt: at('decided_at'),
+    approverName: text('approver_name'),
+    decisionNote: text('decision_note'),
+  },
+  (t) => [
+    index('approval_requests_tenant_status').on(t.tenantId, t.status, t.requestedAt),
+    index('approval_requests_trace').on(t.traceId),
+    index('approval_requests_pending_expiry').on(t.expiresAt).where(sql`${t.status} = 'pending'`),
+  ],
+);

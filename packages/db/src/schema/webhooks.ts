@@ -1,0 +1,44 @@
+import { boolean, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { at, createdAt, id } from './columns.js';
+import { tenants } from './identity.js';
+
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: id(),
+    tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    events: text('events').array().notNull(),
+    /** HMAC key for signing deliveries; shown once, at creation. */
+    secret: text('secret').notNull(),
+    isActive: boolean('is_active').notNull().default(true),
+    description: text('description'),
+    createdAt: createdAt(),
+    updatedAt: at('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('webhook_endpoints_tenant').on(t.tenantId, t.createdAt)],
+);
+
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: id(),
+    tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    endpointId: uuid('endpoint_id').notNull().references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    /** The envelope id; the same for every attempt, so receivers can de-duplicate. */
+    eventId: uuid('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    status: text('status', { enum: ['pending', 'delivered', 'retrying', 'failed'] }).notNull().default('pending'),
+    httpStatus: integer('http_status'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    deliveredAt: at('delivered_at'),
+    nextRetryAt: at('next_retry_at'),
+  },
+  (t) => [
+    index('webhook_deliveries_endpoint').on(t.endpointId, t.createdAt),
+    index('webhook_deliveries_due').on(t.status, t.nextRetryAt),
+  ],
+);

@@ -1,0 +1,71 @@
+import { AppError } from './errors.js';
+
+export const SCOPES = [
+  'evaluate',
+  'agents:read',
+  'agents:write',
+  'agents:lifecycle',
+  'policies:read',
+  'policies:write',
+  'traces:read',
+  'traces:write',
+  'approvals:read',
+  'approvals:write',
+  'admin',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** The dashboard's "agent runtime" preset; also the scopes of the key created at signup. */
+export const AGENT_RUNTIME_SCOPES: readonly Scope[] = [
+  'evaluate',
+  'traces:read',
+  'traces:write',
+  'approvals:read',
+  'policies:read',
+];
+
+export const ROLES = ['admin', 'reviewer', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Who is calling, once authenticated. Every domain function acts on its tenant only. */
+export type Principal =
+  | { kind: 'api_key'; tenantId: string; keyId: string; keyName: string; scopes: readonly Scope[] }
+  | {
+      kind: 'session';
+      tenantId: string;
+      role: Role;
+      /** Null for the development bypass, which acts as an admin with no user record. */
+      user: { id: string; name: string; email: string } | null;
+      sessionId: string | null;
+    };
+
+/**
+ * What a route requires, as the spec's endpoint-access table states it: the API-key scope
+ * (`any` = any valid key, `null` = keys not accepted) and the session roles
+ * (`any` = every role, `null` = sessions not accepted).
+ */
+export interface Access {
+  readonly scope: Scope | 'any' | null;
+  readonly roles: readonly Role[] | 'any' | null;
+}
+
+export function authorize(principal: Principal, access: Access): void {
+  if (!isAllowed(principal, access)) {
+    throw new AppError('forbidden', 'This credential may not perform this action');
+  }
+}
+
+function isAllowed(principal: Principal, { scope, roles }: Access): boolean {
+  if (principal.kind === 'api_key') {
+    if (scope === null) return false;
+    return scope === 'any' || principal.scopes.includes('admin') || principal.scopes.includes(scope);
+  }
+  if (roles === null) return false;
+  return roles === 'any' || roles.includes(principal.role);
+}
+
+/** A short name for the audit trail and `modified_by` defaults. */
+export function actorName(principal: Principal): string {
+  if (principal.kind === 'api_key') return `api_key:${principal.keyName}`;
+  return principal.user?.name ?? 'development';
+}

@@ -1,0 +1,11 @@
+import type { Database } from '@agov/db';
+import type { ApiKeyCache } from './identity/api-key-cache.js';
+import type { Clock } from './clock.js';
+
+/** What domain functions need from the outside world; built once by the runtime. */
+export interface Deps {
+  readonly database: Database;
+  readonly clock: Clock;
+  readonly apiKeys: ApiKeyCache;
+  readonly sessionTtlMs: number;
+}

@@ -1,0 +1,32 @@
+/** The spec's error codes, and the one table that maps each to its HTTP status. */
+export const codeToStatus = {
+  validation_error: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  export_too_large: 413,
+  payload_too_large: 413,
+  rate_limit_exceeded: 429,
+  internal_error: 500,
+  billing_not_configured: 501,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof codeToStatus;
+
+export class AppError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = codeToStatus[code];
+  }
+}
+
+export const notFound = (resource: string) => new AppError('not_found', `${resource} not found`);

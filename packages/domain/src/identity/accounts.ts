@@ -1,0 +1,74 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { subscriptions, tenants, users } from '@agov/db';
+import { AGENT_RUNTIME_SCOPES, type Principal } from '../access.js';
+import type { Deps } from '../deps.js';
+import { AppError, notFound } from '../errors.js';
+import { createApiKey, type IssuedApiKey } from './api-keys.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import { startSession } from './sessions.js';
+import { isUniqueViolation } from '../db-errors.js';
+
+export type TenantRow = typeof tenants.$inferSelect;
+export type UserRow = typeof users.$inferSelect;
+
+export interface SignupInput {
+  organization_name: string;
+  name: string;
+  email: string;
+  password: string;
+}
+
+export interface SignedUp {
+  tenant: TenantRow;
+  user: UserRow;
+  apiKey: IssuedApiKey;
+  session: { token: string; expiresAt: Date };
+}
+
+/** A new tenant on the free plan, its first admin, a session, and an agent-runtime key. */
+export async function signup(deps: Deps, input: SignupInput): Promise<SignedUp> {
+  const passwordHash = await hashPassword(input.password);
+  try {
+    return await deps.database.db.transaction(async (tx) => {
+      const [tenant] = await tx.insert(tenants).values({ name: input.organization_name }).returning();
+      const [user] = await tx
+        .insert(users)
+        .values({ tenantId: tenant!.id, email: input.email, name: input.name, role: 'admin', passwordHash })
+        .returning();
+      const now = deps.clock.now();
+      await tx.insert(subscriptions).values({ tenantId: tenant!.id, currentPeriodEnd: oneMonthAfter(now) });
+      const principal: Principal = { kind: 'session', tenantId: tenant!.id, role: 'admin', user: user!, sessionId: null };
+      const apiKey = await createApiKey(deps, principal, { name: 'Agent runtime', scopes: [...AGENT_RUNTIME_SCOPES] }, tx);
+      const session = await startSession(deps, user!, tx);
+      return { tenant: tenant!, user: user!, apiKey, session };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, 'users_email')) throw new AppError('conflict', 'An account with this e-mail already exists');
+    throw error;
+  }
+}
+
+export async function login(deps: Deps, input: { email: string; password: string }) {
+  const [user] = await deps.database.db.select().from(users).where(eq(sql`lower(${users.email})`, input.email.toLowerCase())).limit(1);
+  const valid = await verifyPassword(user?.passwordHash ?? null, input.password);
+  if (!user || !valid) throw new AppError('unauthorized', 'Invalid e-mail or password');
+  const [tenant] = await deps.database.db.select().from(tenants).where(eq(tenants.id, user.tenantId));
+  const session = await startSession(deps, user);
+  return { user, tenant: tenant!, session };
+}
+
+export async function whoAmI(deps: Deps, principal: Principal): Promise<{ tenant: TenantRow; user: UserRow | null }> {
+  const { db } = deps.database;
+  const [tenant] = await db.select().from(tenants).where(eq(tenants.id, principal.tenantId));
+  if (!tenant) throw notFound('Tenant');
+  const userId = principal.kind === 'session' ? principal.user?.id : undefined;
+  if (!userId) return { tenant, user: null };
+  const [user] = await db.select().from(users).where(and(eq(users.id, userId), eq(users.tenantId, principal.tenantId)));
+  return { tenant, user: user ?? null };
+}
+
+function oneMonthAfter(date: Date): Date {
+  const next = new Date(date);
+  next.setUTCMonth(next.getUTCMonth() + 1);
+  return next;
+}

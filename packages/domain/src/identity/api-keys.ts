@@ -1,0 +1,108 @@
+import { and, count, desc, eq } from 'drizzle-orm';
+import { apiKeys, type Executor } from '@agov/db';
+import type { Principal, Scope } from '../access.js';
+import type { Deps } from '../deps.js';
+import { AppError, notFound } from '../errors.js';
+import { announceInvalidation } from '../invalidation.js';
+import type { Page, Paged } from '../pagination.js';
+import { randomHex, sha256Hex } from '../secrets.js';
+import type { CachedApiKey } from './api-key-cache.js';
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+/** A key record together with its secret: only ever returned by create and rotate. */
+export type IssuedApiKey = ApiKeyRow & { key: string };
+
+const KEY_PATTERN = /^ai_[0-9a-f]{64}$/;
+/** `last_used_at` is written at most this often per key, never on every request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+function newKey() {
+  const key = `ai_${randomHex(32)}`;
+  return { key, keyHash: sha256Hex(key), prefix: key.slice(0, 12) };
+}
+
+export interface CreateApiKeyInput {
+  name: string;
+  scopes: Scope[];
+  expires_at?: string | null;
+}
+
+export async function createApiKey(
+  deps: Deps,
+  principal: Principal,
+  input: CreateApiKeyInput,
+  executor: Executor = deps.database.db,
+): Promise<IssuedApiKey> {
+  const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
+  if (expiresAt && expiresAt <= deps.clock.now()) {
+    throw new AppError('validation_error', 'expires_at must be in the future', {
+      fields: [{ field: 'expires_at', message: 'must be in the future' }],
+    });
+  }
+  const { key, keyHash, prefix } = newKey();
+  const [row] = await executor
+    .insert(apiKeys)
+    .values({ tenantId: principal.tenantId, name: input.name, keyHash, prefix, scopes: [...new Set(input.scopes)], expiresAt })
+    .returning();
+  return { ...row!, key };
+}
+
+export async function listApiKeys(deps: Deps, principal: Principal, page: Page): Promise<Paged<ApiKeyRow>> {
+  const { db } = deps.database;
+  const where = eq(apiKeys.tenantId, principal.tenantId);
+  const [items, [totals]] = await Promise.all([
+    db.select().from(apiKeys).where(where).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)).limit(page.limit).offset(page.offset),
+    db.select({ total: count() }).from(apiKeys).where(where),
+  ]);
+  return { items, total: totals?.total ?? 0 };
+}
+
+export async function deleteApiKey(deps: Deps, principal: Principal, id: string): Promise<void> {
+  const deleted = await deps.database.db.transaction(async (tx) => {
+    const rows = await tx
+      .delete(apiKeys)
+      .where(and(eq(apiKeys.id, id), eq(apiKeys.tenantId, principal.tenantId)))
+      .returning({ id: apiKeys.id });
+    if (rows.length > 0) await announceInvalidation(tx, { kind: 'api_key', id });
+    return rows.length > 0;
+  });
+  if (!deleted) throw notFound('API key');
+  deps.apiKeys.evictKeyId(id);
+}
+
+/** A new secret for the same record: id, name, scopes and expiry stay; the old secret dies at once. */
+export async function rotateApiKey(deps: Deps, principal: Principal, id: string): Promise<IssuedApiKey> {
+  const { key, keyHash, prefix } = newKey();
+  const row = await deps.database.db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(apiKeys)
+      .set({ keyHash, prefix, lastUsedAt: null })
+      .where(and(eq(apiKeys.id, id), eq(apiKeys.tenantId, principal.tenantId)))
+      .returning();
+    if (updated) await announceInvalidation(tx, { kind: 'api_key', id });
+    return updated;
+  });
+  if (!row) throw notFound('API key');
+  deps.apiKeys.evictKeyId(id);
+  return { ...row, key };
+}
+
+/** The key behind a bearer token, or null when it is malformed, unknown or expired. */
+export async function authenticateApiKey(deps: Deps, token: string): Promise<CachedApiKey | null> {
+  if (!KEY_PATTERN.test(token)) return null;
+  const keyHash = sha256Hex(token);
+  let key = deps.apiKeys.get(keyHash);
+  if (!key) {
+    const [row] = await deps.database.db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).limit(1);
+    if (!row) return null;
+    key = { id: row.id, tenantId: row.tenantId, name: row.name, scopes: row.scopes as Scope[], expiresAt: row.expiresAt, lastUsedAt: row.lastUsedAt };
+    deps.apiKeys.set(keyHash, key);
+  }
+  const now = deps.clock.now();
+  if (key.expiresAt && key.expiresAt <= now) return null;
+  if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    key.lastUsedAt = now;
+    await deps.database.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, key.id));
+  }
+  return key;
+}

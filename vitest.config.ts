@@ -1,0 +1,17 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+export default defineConfig({
+  // Workspace packages resolve to their TypeScript sources, so tests need no build.
+  resolve: {
+    alias: [{ find: /^@agov\/(config|db|domain|runtime)$/, replacement: source('./packages/$1/src/index.ts') }],
+  },
+  test: {
+    include: ['apps/*/test/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+    globalSetup: ['./test/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+  },
+});
