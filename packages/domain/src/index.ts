@@ -10,3 +10,6 @@ export * from './identity/api-key-cache.js';
 export * from './identity/api-keys.js';
 export * from './identity/sessions.js';
 export * from './identity/users.js';
+export * from './outbox.js';
+export * from './db-errors.js';
+export * from './policy/conditions.js';

@@ -2,6 +2,7 @@ import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '@agov/domain';
+import { FREEFORM_KEYWORD, FREEFORM_MAX_BYTES, FREEFORM_MAX_DEPTH } from '../schemas/common.js';
 
 const shared: Options = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false };
 
@@ -11,6 +12,7 @@ const shared: Options = { allErrors: true, useDefaults: true, removeAdditional: 
  */
 export function installValidation(app: FastifyInstance): void {
   const bodies = addFormats.default(new Ajv({ ...shared, coerceTypes: false }));
+  bodies.addKeyword({ keyword: FREEFORM_KEYWORD, schemaType: 'boolean', errors: true, validate: validateFreeform });
   const textParts = addFormats.default(new Ajv({ ...shared, coerceTypes: true }));
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? bodies : textParts).compile(schema),
@@ -27,4 +29,26 @@ export function installValidation(app: FastifyInstance): void {
     }
     parseJson(request, text, done);
   });
+}
+
+type FreeformValidator = ((schema: boolean, data: unknown) => boolean) & { errors?: { message: string }[] };
+
+/** Free-form JSON (context, metadata, conditions, credential_config) is bounded in depth and size. */
+const validateFreeform: FreeformValidator = (_schema, data) => {
+  if (depthOf(data) > FREEFORM_MAX_DEPTH) {
+    validateFreeform.errors = [{ message: `must be at most ${FREEFORM_MAX_DEPTH} levels deep` }];
+    return false;
+  }
+  if (Buffer.byteLength(JSON.stringify(data)) > FREEFORM_MAX_BYTES) {
+    validateFreeform.errors = [{ message: `must be at most ${FREEFORM_MAX_BYTES / 1024} KiB` }];
+    return false;
+  }
+  return true;
+};
+
+function depthOf(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let deepest = 0;
+  for (const child of Object.values(value)) deepest = Math.max(deepest, depthOf(child));
+  return deepest + 1;
 }

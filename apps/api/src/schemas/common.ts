@@ -15,6 +15,18 @@ export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 /** Human-entered text: non-empty, bounded. */
 export const Text = (maxLength = 200) => Type.String({ minLength: 1, maxLength });
 
+/** Integers that PostgreSQL's integer column holds. */
+export const Int32 = (options: { minimum?: number; maximum?: number } = {}) =>
+  Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647, ...options });
+
+export const FREEFORM_KEYWORD = 'x-freeform';
+export const FREEFORM_MAX_DEPTH = 32;
+export const FREEFORM_MAX_BYTES = 64 * 1024;
+
+/** Arbitrary client JSON (an object), bounded by the free-form limits. */
+export const Freeform = Type.Unsafe<Record<string, unknown>>({ type: 'object', [FREEFORM_KEYWORD]: true });
+export const NullableFreeform = Type.Union([Freeform, Type.Null()]);
+
 export const PageQuery = {
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),

@@ -1,0 +1,71 @@
+import jsonLogic, { type RulesLogic } from 'json-logic-js';
+import { AppError } from '../errors.js';
+
+/**
+ * Rule conditions are JSON Logic (jsonlogic.com), evaluated against {context, agent, request}.
+ * They are checked when written, so evaluation never meets an unknown operator or a path
+ * into an object's prototype. `var` paths must be literals: a computed path such as
+ * {"var": {"cat": ["__pro", "to__"]}} could otherwise assemble a forbidden name at run time.
+ */
+const OPERATORS = new Set([
+  '==', '===', '!=', '!==', '>', '>=', '<', '<=', '!!', '!', '%', 'in', 'cat', 'substr', '+', '*', '-', '/',
+  'min', 'max', 'merge', 'var', 'missing', 'missing_some', 'if', '?:', 'and', 'or', 'filter', 'map', 'reduce',
+  'all', 'none', 'some',
+]);
+const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype']);
+
+export function assertValidConditions(conditions: unknown, field = 'conditions'): void {
+  const problems: string[] = [];
+  if (typeof conditions !== 'object' || conditions === null || Array.isArray(conditions)) {
+    problems.push('must be a JSON Logic expression object');
+  } else {
+    check(conditions, field, problems);
+  }
+  if (problems.length > 0) {
+    throw new AppError('validation_error', `Invalid ${field}: ${problems[0]}`, {
+      fields: problems.map((message) => ({ field, message })),
+    });
+  }
+}
+
+function check(node: unknown, path: string, problems: string[]): void {
+  if (Array.isArray(node)) {
+    node.forEach((item, index) => check(item, `${path}[${index}]`, problems));
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const keys = Object.keys(node);
+  if (keys.length !== 1) {
+    problems.push(`${path}: an object must hold exactly one operator`);
+    return;
+  }
+  const operator = keys[0]!;
+  if (!OPERATORS.has(operator)) {
+    problems.push(`${path}: unknown operator "${operator}"`);
+    return;
+  }
+  const operand = (node as Record<string, unknown>)[operator];
+  if (operator === 'var') checkVar(operand, `${path}.var`, problems);
+  else check(operand, `${path}.${operator}`, problems);
+}
+
+function checkVar(operand: unknown, path: string, problems: string[]): void {
+  const [name, fallback] = Array.isArray(operand) ? operand : [operand];
+  if (name !== undefined && name !== null && typeof name !== 'string' && typeof name !== 'number') {
+    problems.push(`${path}: the path must be a literal string or number`);
+    return;
+  }
+  if (String(name ?? '').split('.').some((segment) => FORBIDDEN_SEGMENTS.has(segment))) {
+    problems.push(`${path}: the path may not name __proto__, constructor or prototype`);
+  }
+  check(fallback, path, problems);
+}
+
+/** Whether a validated expression holds; an expression that fails on this data does not hold. */
+export function conditionsHold(conditions: object, data: object): boolean {
+  try {
+    return jsonLogic.truthy(jsonLogic.apply(conditions as RulesLogic, data));
+  } catch {
+    return false;
+  }
+}
