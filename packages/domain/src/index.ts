@@ -13,3 +13,5 @@ export * from './identity/users.js';
 export * from './outbox.js';
 export * from './db-errors.js';
 export * from './policy/conditions.js';
+export * from './policy/decision-inputs.js';
+export * from './presenters/index.js';

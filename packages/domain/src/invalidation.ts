@@ -1,12 +1,40 @@
 import { sql } from 'drizzle-orm';
-import type { Executor } from '@agov/db';
+import type { Tx } from '@agov/db';
+import type { Deps } from './deps.js';
 
 /** Channel on which committed changes tell every process which cached entries to drop. */
 export const INVALIDATION_CHANNEL = 'agov_cache_invalidation';
 
-export type Invalidation = { kind: 'api_key'; id: string };
+export type Invalidation =
+  /** A key was rotated or deleted. */
+  | { kind: 'api_key'; id: string }
+  /** An agent or one of its rules changed: its cached decision inputs are stale. */
+  | { kind: 'agent'; id: string };
 
-/** Queued inside the caller's transaction: PostgreSQL delivers it only if that commits. */
-export async function announceInvalidation(executor: Executor, message: Invalidation): Promise<void> {
-  await executor.execute(sql`select pg_notify(${INVALIDATION_CHANNEL}, ${JSON.stringify(message)})`);
+export type Invalidate = (message: Invalidation) => Promise<void>;
+
+/**
+ * Runs `work` in a transaction that may invalidate cached entries. Each invalidation is sent
+ * with pg_notify inside the transaction, so every process hears it exactly when the change
+ * commits; this process also applies it right after commit, so a caller reads its own write.
+ */
+export async function transactionInvalidating<T>(deps: Deps, work: (tx: Tx, invalidate: Invalidate) => Promise<T>): Promise<T> {
+  const pending: Invalidation[] = [];
+  const result = await deps.database.db.transaction((tx) =>
+    work(tx, async (message) => {
+      pending.push(message);
+      await tx.execute(sql`select pg_notify(${INVALIDATION_CHANNEL}, ${JSON.stringify(message)})`);
+    }),
+  );
+  for (const message of pending) applyInvalidation(deps, message);
+  return result;
+}
+
+export function applyInvalidation(deps: Deps, message: Invalidation): void {
+  switch (message.kind) {
+    case 'api_key':
+      return deps.apiKeys.evictKeyId(message.id);
+    case 'agent':
+      return deps.decisionInputs.evict(message.id);
+  }
 }

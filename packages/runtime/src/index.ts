@@ -1,6 +1,15 @@
 import type { Config } from '@agov/config';
 import { openDatabase, type Database } from '@agov/db';
-import { ApiKeyCache, INVALIDATION_CHANNEL, systemClock, type Clock, type Deps, type Invalidation } from '@agov/domain';
+import {
+  ApiKeyCache,
+  applyInvalidation,
+  DecisionInputsCache,
+  INVALIDATION_CHANNEL,
+  systemClock,
+  type Clock,
+  type Deps,
+  type Invalidation,
+} from '@agov/domain';
 import type { Logger } from 'pino';
 
 export interface Runtime {
@@ -27,12 +36,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     database,
     clock: options.clock ?? systemClock,
     apiKeys: new ApiKeyCache(),
+    decisionInputs: new DecisionInputsCache(),
     sessionTtlMs: config.sessionTtlMs,
   };
 
   const stopListening = await database.listen(INVALIDATION_CHANNEL, (payload) => {
     const message = parseInvalidation(payload);
-    if (message?.kind === 'api_key') deps.apiKeys.evictKeyId(message.id);
+    if (message) applyInvalidation(deps, message);
     else options.logger.warn({ payload }, 'ignored malformed cache invalidation');
   });
 

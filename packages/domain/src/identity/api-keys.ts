@@ -3,7 +3,7 @@ import { apiKeys, type Executor } from '@agov/db';
 import type { Principal, Scope } from '../access.js';
 import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../errors.js';
-import { announceInvalidation } from '../invalidation.js';
+import { transactionInvalidating } from '../invalidation.js';
 import type { Page, Paged } from '../pagination.js';
 import { randomHex, sha256Hex } from '../secrets.js';
 import type { CachedApiKey } from './api-key-cache.js';
@@ -58,32 +58,29 @@ export async function listApiKeys(deps: Deps, principal: Principal, page: Page):
 }
 
 export async function deleteApiKey(deps: Deps, principal: Principal, id: string): Promise<void> {
-  const deleted = await deps.database.db.transaction(async (tx) => {
+  await transactionInvalidating(deps, async (tx, invalidate) => {
     const rows = await tx
       .delete(apiKeys)
       .where(and(eq(apiKeys.id, id), eq(apiKeys.tenantId, principal.tenantId)))
       .returning({ id: apiKeys.id });
-    if (rows.length > 0) await announceInvalidation(tx, { kind: 'api_key', id });
-    return rows.length > 0;
+    if (rows.length === 0) throw notFound('API key');
+    await invalidate({ kind: 'api_key', id });
   });
-  if (!deleted) throw notFound('API key');
-  deps.apiKeys.evictKeyId(id);
 }
 
 /** A new secret for the same record: id, name, scopes and expiry stay; the old secret dies at once. */
 export async function rotateApiKey(deps: Deps, principal: Principal, id: string): Promise<IssuedApiKey> {
   const { key, keyHash, prefix } = newKey();
-  const row = await deps.database.db.transaction(async (tx) => {
+  const row = await transactionInvalidating(deps, async (tx, invalidate) => {
     const [updated] = await tx
       .update(apiKeys)
       .set({ keyHash, prefix, lastUsedAt: null })
       .where(and(eq(apiKeys.id, id), eq(apiKeys.tenantId, principal.tenantId)))
       .returning();
-    if (updated) await announceInvalidation(tx, { kind: 'api_key', id });
+    if (!updated) throw notFound('API key');
+    await invalidate({ kind: 'api_key', id });
     return updated;
   });
-  if (!row) throw notFound('API key');
-  deps.apiKeys.evictKeyId(id);
   return { ...row, key };
 }
 

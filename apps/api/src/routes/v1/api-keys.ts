@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { createApiKey, deleteApiKey, listApiKeys, rotateApiKey } from '@agov/domain';
 import { ACCESS } from '../../access.js';
-import { presentApiKey, presentIssuedApiKey } from '../../presenters/identity.js';
+import { presentApiKey, presentIssuedApiKey } from '@agov/domain';
 import { Data, IdParams, PagedList, PageQuery } from '../../schemas/common.js';
 import { ApiKey, CreateApiKeyBody, IssuedApiKey } from '../../schemas/identity.js';
 import type { Routes } from '../types.js';

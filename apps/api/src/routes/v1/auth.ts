@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { endSession, login, signup, whoAmI } from '@agov/domain';
 import { ACCESS, PUBLIC } from '../../access.js';
 import type { Routes } from '../types.js';
-import { presentIssuedApiKey, presentTenant, presentUser } from '../../presenters/identity.js';
+import { presentIssuedApiKey, presentTenant, presentUser } from '@agov/domain';
 import { clearSessionCookie, setSessionCookie } from '../../session-cookie.js';
 import { Data } from '../../schemas/common.js';
 import { IssuedApiKey, LoginBody, SignupBody, Tenant, User } from '../../schemas/identity.js';

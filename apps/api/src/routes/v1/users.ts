@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { createUser, deleteUser, listUsers, updateUser } from '@agov/domain';
 import { ACCESS } from '../../access.js';
-import { presentUser } from '../../presenters/identity.js';
+import { presentUser } from '@agov/domain';
 import { Data, IdParams, PagedList, PageQuery } from '../../schemas/common.js';
 import { CreateUserBody, UpdateUserBody, User } from '../../schemas/identity.js';
 import type { Routes } from '../types.js';

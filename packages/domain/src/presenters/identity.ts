@@ -1,4 +1,5 @@
-import type { ApiKeyRow, IssuedApiKey, TenantRow, UserRow } from '@agov/domain';
+import type { TenantRow, UserRow } from '../identity/accounts.js';
+import type { ApiKeyRow, IssuedApiKey } from '../identity/api-keys.js';
 import { iso, isoOrNull } from './time.js';
 
 export const presentTenant = (tenant: TenantRow) => ({ id: tenant.id, name: tenant.name });

@@ -1,0 +1,4 @@
+// Row → the exact JSON the spec shows. Shared by the API and by webhook payloads, which carry
+// the same shapes.
+export * from './identity.js';
+export * from './time.js';
