@@ -1,0 +1,22 @@
+# One image for the api and the worker; docker-compose.yml picks the command.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json turbo.json tsconfig.base.json ./
+COPY apps/api/package.json apps/api/
+COPY apps/worker/package.json apps/worker/
+COPY packages/config/package.json packages/config/
+COPY packages/db/package.json packages/db/
+COPY packages/domain/package.json packages/domain/
+COPY packages/runtime/package.json packages/runtime/
+RUN npm ci --no-audit --no-fund
+COPY apps apps
+COPY packages packages
+RUN npx turbo run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000
+WORKDIR /app
+COPY --from=build /app /app
+USER node
+EXPOSE 4000
+CMD ["node", "--enable-source-maps", "apps/api/dist/main.js"]

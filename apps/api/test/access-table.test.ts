@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, keyWithScopes, request, sessionWithRole, signupTenant, type Credential, type Tenant, type TestApp } from './harness.js';
+
+/**
+ * The spec's endpoint-access table, written out here independently of the code's own
+ * declarations: `scope` is what an API key needs (`any` = any key, `none` = keys refused),
+ * `roles` the session roles admitted. Every route in the OpenAPI document must appear.
+ */
+type Row = { method: string; path: string; scope: string; roles: readonly string[] };
+const ANY_ROLE = ['admin', 'reviewer', 'viewer'] as const;
+const ADMIN = ['admin'] as const;
+
+export const ACCESS_TABLE: Row[] = [
+  { method: 'POST', path: '/api/v1/auth/logout', scope: 'any', roles: ANY_ROLE },
+  { method: 'GET', path: '/api/v1/auth/me', scope: 'any', roles: ANY_ROLE },
+  { method: 'GET', path: '/api/v1/users', scope: 'admin', roles: ADMIN },
+  { method: 'POST', path: '/api/v1/users', scope: 'admin', roles: ADMIN },
+  { method: 'PATCH', path: '/api/v1/users/:id', scope: 'admin', roles: ADMIN },
+  { method: 'DELETE', path: '/api/v1/users/:id', scope: 'admin', roles: ADMIN },
+  { method: 'GET', path: '/api/v1/api-keys', scope: 'admin', roles: ADMIN },
+  { method: 'POST', path: '/api/v1/api-keys', scope: 'admin', roles: ADMIN },
+  { method: 'DELETE', path: '/api/v1/api-keys/:id', scope: 'admin', roles: ADMIN },
+  { method: 'POST', path: '/api/v1/api-keys/:id/rotate', scope: 'admin', roles: ADMIN },
+];
+
+const PUBLIC_ROUTES = ['GET /health', 'POST /api/v1/auth/signup', 'POST /api/v1/auth/login'];
+
+const SCOPES = ['evaluate', 'agents:read', 'agents:write', 'agents:lifecycle', 'policies:read', 'policies:write', 'traces:read', 'traces:write', 'approvals:read', 'approvals:write', 'admin'];
+
+let t: TestApp;
+let tenant: Tenant;
+const keys: Record<string, Credential> = {};
+
+beforeAll(async () => {
+  t = await createTestApp();
+  tenant = await signupTenant(t.app);
+  for (const scope of SCOPES) keys[scope] = await keyWithScopes(t.app, tenant, [scope]);
+});
+afterAll(() => t.close());
+
+const call = (row: Row, credential: Credential) =>
+  request(t.app, credential, { method: row.method as 'GET', url: row.path.replace(':id', randomUUID()).replace(':traceId', randomUUID()), payload: row.method === 'GET' || row.method === 'DELETE' ? undefined : {} });
+
+const isAuthFailure = (status: number) => status === 401 || status === 403;
+
+describe('endpoint access table', () => {
+  it('covers every route the service exposes', async () => {
+    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+    const exposed = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
+    );
+    const listed = [...ACCESS_TABLE.map((row) => `${row.method} ${row.path}`), ...PUBLIC_ROUTES];
+    expect(exposed.sort()).toEqual(listed.sort());
+  });
+
+  describe.each(ACCESS_TABLE)('$method $path', (row) => {
+    it('refuses a request without credentials with 401', async () => {
+      const response = await call(row, null);
+      expect(response.statusCode).toBe(401);
+      expect(response.json().error).toBe('unauthorized');
+    });
+
+    it('admits exactly the API keys the table names', async () => {
+      for (const scope of SCOPES) {
+        const admitted = row.scope === 'any' || scope === 'admin' || scope === row.scope;
+        const response = await call(row, keys[scope]!);
+        if (admitted) expect(isAuthFailure(response.statusCode), `${scope}: ${response.body}`).toBe(false);
+        else expect(response.statusCode, `${scope} should be refused`).toBe(403);
+      }
+    });
+
+    it('admits exactly the session roles the table names', async () => {
+      // Fresh sessions per row: a row such as logout ends the session it is called with.
+      for (const role of ANY_ROLE) {
+        const response = await call(row, await sessionWithRole(t.app, tenant, role));
+        if (row.roles.includes(role)) expect(isAuthFailure(response.statusCode), `${role}: ${response.body}`).toBe(false);
+        else expect(response.statusCode, `${role} should be refused`).toBe(403);
+      }
+    });
+  });
+});

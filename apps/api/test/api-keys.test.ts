@@ -1,0 +1,148 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, keyWithScopes, request, signupTenant, TestClock, type TestApp } from './harness.js';
+
+let t: TestApp;
+const clock = new TestClock();
+beforeAll(async () => {
+  t = await createTestApp({ clock });
+});
+afterAll(() => t.close());
+
+const me = (apiKey: string) => request(t.app, { apiKey }, { method: 'GET', url: '/api/v1/auth/me' });
+
+describe('POST /api/v1/api-keys', () => {
+  it('issues an ai_ key shown once, stored only as a hash', async () => {
+    const tenant = await signupTenant(t.app);
+    const expiresAt = new Date(clock.now().getTime() + 86_400_000).toISOString();
+    const response = await request(t.app, tenant.admin, {
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      payload: { name: 'CI', scopes: ['agents:read', 'policies:read'], expires_at: expiresAt },
+    });
+    expect(response.statusCode).toBe(201);
+    const key = response.json().data;
+    expect(key).toEqual({
+      id: expect.any(String),
+      name: 'CI',
+      key: expect.stringMatching(/^ai_[0-9a-f]{64}$/),
+      prefix: key.key.slice(0, 12),
+      key_prefix: key.key.slice(0, 12),
+      scopes: ['agents:read', 'policies:read'],
+      last_used_at: null,
+      created_at: expect.any(String),
+      expires_at: expiresAt,
+    });
+
+    const list = await request(t.app, tenant.admin, { method: 'GET', url: '/api/v1/api-keys' });
+    expect(list.statusCode).toBe(200);
+    expect(list.body).not.toContain(key.key);
+    expect(list.json().data.find((k: { id: string }) => k.id === key.id)).not.toHaveProperty('key');
+    expect(list.json().pagination).toEqual({ total: 2, limit: 20, offset: 0 });
+
+    const stored = await t.runtime.database.rows<{ key_hash: string }>(sql`select key_hash from api_keys where id = ${key.id}`);
+    expect(stored[0]!.key_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(stored[0]!.key_hash).not.toContain(key.key.slice(3));
+  });
+
+  it.each([
+    ['no scopes', { name: 'k', scopes: [] }, 'scopes'],
+    ['an unknown scope', { name: 'k', scopes: ['root'] }, 'scopes.0'],
+    ['a duplicated scope', { name: 'k', scopes: ['admin', 'admin'] }, 'scopes'],
+    ['a missing name', { scopes: ['admin'] }, 'name'],
+    ['a bad expiry', { name: 'k', scopes: ['admin'], expires_at: 'tomorrow' }, 'expires_at'],
+    ['an expiry in the past', { name: 'k', scopes: ['admin'], expires_at: '2001-01-01T00:00:00.000Z' }, 'expires_at'],
+  ])('rejects %s with 400', async (_label, payload, field) => {
+    const tenant = await signupTenant(t.app);
+    const response = await request(t.app, tenant.admin, { method: 'POST', url: '/api/v1/api-keys', payload });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().details.fields.map((f: { field: string }) => f.field)).toContain(field);
+  });
+});
+
+describe('key lifecycle', () => {
+  it('records last use', async () => {
+    const tenant = await signupTenant(t.app);
+    const key = await keyWithScopes(t.app, tenant, ['agents:read']);
+    expect((await me(key.apiKey)).statusCode).toBe(200);
+    const list = await request(t.app, tenant.admin, { method: 'GET', url: '/api/v1/api-keys' });
+    const listed = list.json().data.find((k: { id: string }) => k.id === key.id);
+    expect(Date.parse(listed.last_used_at)).toBeGreaterThanOrEqual(clock.now().getTime() - 5_000);
+  });
+
+  it('rejects an expired key with 401', async () => {
+    const tenant = await signupTenant(t.app);
+    const created = await request(t.app, tenant.admin, {
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      payload: { name: 'short-lived', scopes: ['admin'], expires_at: new Date(clock.now().getTime() + 60_000).toISOString() },
+    });
+    const apiKey = created.json().data.key;
+    expect((await me(apiKey)).statusCode).toBe(200);
+    clock.advance(61_000);
+    const expired = await me(apiKey);
+    expect(expired.statusCode).toBe(401);
+    expect(expired.json().error).toBe('unauthorized');
+  });
+
+  it('rotation keeps id, name and scopes, and the old value stops working at once', async () => {
+    const tenant = await signupTenant(t.app);
+    const key = await keyWithScopes(t.app, tenant, ['agents:read', 'traces:read']);
+    expect((await me(key.apiKey)).statusCode).toBe(200);
+
+    const rotated = await request(t.app, tenant.admin, { method: 'POST', url: `/api/v1/api-keys/${key.id}/rotate` });
+    expect(rotated.statusCode).toBe(200);
+    const fresh = rotated.json().data;
+    expect(fresh).toMatchObject({ id: key.id, name: 'key agents:read traces:read', scopes: ['agents:read', 'traces:read'] });
+    expect(fresh.key).toMatch(/^ai_[0-9a-f]{64}$/);
+    expect(fresh.key).not.toBe(key.apiKey);
+    expect(fresh.prefix).toBe(fresh.key.slice(0, 12));
+    expect(fresh.key_prefix).toBe(fresh.prefix);
+
+    expect((await me(key.apiKey)).statusCode).toBe(401);
+    expect((await me(fresh.key)).statusCode).toBe(200);
+  });
+
+  it('deletion invalidates the key at once', async () => {
+    const tenant = await signupTenant(t.app);
+    const key = await keyWithScopes(t.app, tenant, ['agents:read']);
+    expect((await me(key.apiKey)).statusCode).toBe(200);
+    const deleted = await request(t.app, tenant.admin, { method: 'DELETE', url: `/api/v1/api-keys/${key.id}` });
+    expect(deleted.statusCode).toBe(204);
+    expect(deleted.body).toBe('');
+    expect((await me(key.apiKey)).statusCode).toBe(401);
+    const again = await request(t.app, tenant.admin, { method: 'DELETE', url: `/api/v1/api-keys/${key.id}` });
+    expect(again.statusCode).toBe(404);
+  });
+
+  it("answers 404 for another tenant's key and leaves it working", async () => {
+    const owner = await signupTenant(t.app);
+    const other = await signupTenant(t.app);
+    const key = await keyWithScopes(t.app, owner, ['agents:read']);
+    for (const [method, url] of [
+      ['DELETE', `/api/v1/api-keys/${key.id}`],
+      ['POST', `/api/v1/api-keys/${key.id}/rotate`],
+    ] as const) {
+      const response = await request(t.app, other.admin, { method, url });
+      expect(response.statusCode).toBe(404);
+      expect(response.json().error).toBe('not_found');
+    }
+    expect((await me(key.apiKey)).statusCode).toBe(200);
+  });
+
+  it('an admin-scoped key manages keys; a key without admin scope may not', async () => {
+    const tenant = await signupTenant(t.app);
+    const admin = await keyWithScopes(t.app, tenant, ['admin']);
+    const created = await request(t.app, admin, { method: 'POST', url: '/api/v1/api-keys', payload: { name: 'by key', scopes: ['evaluate'] } });
+    expect(created.statusCode).toBe(201);
+    const denied = await request(t.app, tenant.runtimeKey, { method: 'GET', url: '/api/v1/api-keys' });
+    expect(denied.statusCode).toBe(403);
+    expect(denied.json().error).toBe('forbidden');
+  });
+
+  it.each(['Bearer ai_123', 'Bearer ' + 'ai_' + 'f'.repeat(64), 'Basic abc', 'Bearer'])('rejects Authorization "%s" with 401', async (header) => {
+    const response = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { authorization: header } });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toMatchObject({ error: 'unauthorized', status: 401, request_id: expect.any(String) });
+  });
+});

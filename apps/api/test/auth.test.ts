@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, PASSWORD, request, sessionCookie, signupTenant, uniqueEmail, type TestApp } from './harness.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const signup = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/api/v1/auth/signup', payload });
+
+describe('POST /api/v1/auth/signup', () => {
+  it('creates a tenant, its admin, a session cookie and an agent-runtime key', async () => {
+    const email = uniqueEmail();
+    const response = await signup({ organization_name: 'Initech', name: 'Peter', email, password: PASSWORD });
+
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toEqual({
+      data: {
+        tenant: { id: expect.any(String), name: 'Initech' },
+        user: { id: expect.any(String), email, name: 'Peter', role: 'admin', created_at: expect.any(String) },
+        api_key: {
+          id: expect.any(String),
+          name: 'Agent runtime',
+          key: expect.stringMatching(/^ai_[0-9a-f]{64}$/),
+          prefix: expect.any(String),
+          key_prefix: expect.any(String),
+          scopes: ['evaluate', 'traces:read', 'traces:write', 'approvals:read', 'policies:read'],
+          last_used_at: null,
+          created_at: expect.any(String),
+          expires_at: null,
+        },
+      },
+    });
+    const { api_key } = response.json().data;
+    expect(api_key.prefix).toBe(api_key.key.slice(0, 12));
+    expect(api_key.key_prefix).toBe(api_key.prefix);
+
+    const cookie = response.cookies.find((c) => c.name === 'agov_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
+    // Secure only in production, where the service sits behind TLS.
+    expect(cookie?.secure).toBeUndefined();
+  });
+
+  it('refuses a second account with the same e-mail, whatever its case', async () => {
+    const email = uniqueEmail();
+    expect((await signup({ organization_name: 'A', name: 'A', email, password: PASSWORD })).statusCode).toBe(201);
+    const again = await signup({ organization_name: 'B', name: 'B', email: email.toUpperCase(), password: PASSWORD });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toMatchObject({ error: 'conflict', status: 409, request_id: expect.any(String) });
+  });
+
+  it.each([
+    ['a short password', { password: 'short' }, 'password'],
+    ['a missing name', { name: undefined }, 'name'],
+    ['a malformed e-mail', { email: 'not-an-email' }, 'email'],
+    ['an unknown field', { plan: 'enterprise' }, 'plan'],
+    ['a number where text belongs', { organization_name: 42 }, 'organization_name'],
+  ])('rejects %s with 400 naming the field', async (_label, change, field) => {
+    const payload = { organization_name: 'Org', name: 'Name', email: uniqueEmail(), password: PASSWORD, ...change };
+    const response = await signup(payload);
+    expect(response.statusCode).toBe(400);
+    const body = response.json();
+    expect(body).toMatchObject({ error: 'validation_error', status: 400, request_id: expect.any(String) });
+    expect(body.details.fields.map((f: { field: string }) => f.field)).toContain(field);
+  });
+});
+
+describe('login, me and logout', () => {
+  it('logs in with the right password and answers who the caller is', async () => {
+    const tenant = await signupTenant(t.app, 'Globex');
+    const login = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: tenant.email, password: PASSWORD } });
+    expect(login.statusCode).toBe(200);
+    expect(login.json()).toEqual({
+      data: {
+        user: { id: tenant.userId, email: tenant.email, name: 'Ada Admin', role: 'admin', created_at: expect.any(String) },
+        tenant: { id: tenant.tenantId, name: 'Globex' },
+      },
+    });
+
+    const me = await request(t.app, { cookie: sessionCookie(login) }, { method: 'GET', url: '/api/v1/auth/me' });
+    expect(me.statusCode).toBe(200);
+    expect(me.json().data).toMatchObject({ user: { id: tenant.userId }, tenant: { id: tenant.tenantId }, role: 'admin', api_key: null });
+  });
+
+  it('answers wrong password and unknown e-mail with the same 401', async () => {
+    const tenant = await signupTenant(t.app);
+    const wrong = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: tenant.email, password: 'wrong password!!' } });
+    const unknown = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: uniqueEmail(), password: PASSWORD } });
+    expect(wrong.statusCode).toBe(401);
+    expect(unknown.statusCode).toBe(401);
+    expect(wrong.json().message).toBe(unknown.json().message);
+    expect(wrong.json().error).toBe('unauthorized');
+  });
+
+  it('me with an API key names the key and no user', async () => {
+    const tenant = await signupTenant(t.app);
+    const me = await request(t.app, tenant.runtimeKey, { method: 'GET', url: '/api/v1/auth/me' });
+    expect(me.statusCode).toBe(200);
+    expect(me.json().data).toMatchObject({ user: null, role: null, tenant: { id: tenant.tenantId }, api_key: { name: 'Agent runtime' } });
+  });
+
+  it('logout ends the session on the server', async () => {
+    const tenant = await signupTenant(t.app);
+    const logout = await request(t.app, tenant.admin, { method: 'POST', url: '/api/v1/auth/logout' });
+    expect(logout.statusCode).toBe(204);
+    expect(logout.body).toBe('');
+    // The old cookie is useless even if a client kept it.
+    const me = await request(t.app, tenant.admin, { method: 'GET', url: '/api/v1/auth/me' });
+    expect(me.statusCode).toBe(401);
+  });
+
+  it('refuses a cookie-authenticated change without X-Requested-With (CSRF)', async () => {
+    const tenant = await signupTenant(t.app);
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      headers: { cookie: tenant.admin.cookie },
+      payload: { name: 'k', scopes: ['admin'] },
+    });
+    expect(response.statusCode).toBe(403);
+    expect(response.json().error).toBe('forbidden');
+  });
+
+  it('rejects an unknown session cookie with 401', async () => {
+    const response = await request(t.app, { cookie: 'agov_session=forged' }, { method: 'GET', url: '/api/v1/auth/me' });
+    expect(response.statusCode).toBe(401);
+  });
+});

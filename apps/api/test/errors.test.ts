@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, request, signupTenant, type TestApp } from './harness.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+describe('error bodies', () => {
+  it('answers an unknown route with 404 in the spec shape, echoing the request id', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/api/v1/nothing-here' });
+    expect(response.statusCode).toBe(404);
+    const body = response.json();
+    expect(body).toEqual({ error: 'not_found', message: 'Route GET /api/v1/nothing-here not found', status: 404, request_id: expect.any(String) });
+    expect(response.headers['x-request-id']).toBe(body.request_id);
+  });
+
+  it('keeps a safe caller-supplied request id and replaces an unsafe one', async () => {
+    const kept = await t.app.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': 'req-123.abc' } });
+    expect(kept.headers['x-request-id']).toBe('req-123.abc');
+    const replaced = await t.app.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': '<script>' } });
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('rejects malformed JSON with 400', async () => {
+    const tenant = await signupTenant(t.app);
+    const response = await request(t.app, tenant.admin, {
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": ',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ error: 'validation_error', status: 400 });
+  });
+
+  it('rejects a body that is not JSON with 400', async () => {
+    const tenant = await signupTenant(t.app);
+    const response = await request(t.app, tenant.admin, {
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'name=x',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toBe('validation_error');
+  });
+
+  it('rejects a NUL character anywhere in a body', async () => {
+    const tenant = await signupTenant(t.app);
+    const response = await request(t.app, tenant.admin, {
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": "a\\u0000b", "scopes": ["admin"]}',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toBe('validation_error');
+  });
+
+  it('rejects prototype pollution attempts', async () => {
+    const tenant = await signupTenant(t.app);
+    const response = await request(t.app, tenant.admin, {
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": "k", "scopes": ["admin"], "__proto__": {"admin": true}}',
+    });
+    expect(response.statusCode).toBe(400);
+  });
+
+  it('answers a body over 1 MiB with 413', async () => {
+    const tenant = await signupTenant(t.app);
+    const response = await request(t.app, tenant.admin, {
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      payload: { name: 'x'.repeat(1_100_000), scopes: ['admin'] },
+    });
+    expect(response.statusCode).toBe(413);
+    expect(response.json()).toMatchObject({ error: 'payload_too_large', status: 413, request_id: expect.any(String) });
+  });
+
+  it('treats a malformed id as a resource that does not exist', async () => {
+    const tenant = await signupTenant(t.app);
+    const response = await request(t.app, tenant.admin, { method: 'DELETE', url: '/api/v1/api-keys/not-a-uuid' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json().error).toBe('not_found');
+  });
+
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['offset=-1', 'offset'],
+    ['limit=ten', 'limit'],
+  ])('rejects %s with 400', async (query, field) => {
+    const tenant = await signupTenant(t.app);
+    const response = await request(t.app, tenant.admin, { method: 'GET', url: `/api/v1/api-keys?${query}` });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().details.fields[0].field).toBe(field);
+  });
+
+  it('never lets responses be cached', async () => {
+    const tenant = await signupTenant(t.app);
+    const response = await request(t.app, tenant.admin, { method: 'GET', url: '/api/v1/api-keys' });
+    expect(response.headers['cache-control']).toBe('no-store');
+  });
+});

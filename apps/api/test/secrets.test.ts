@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, keyWithScopes, PASSWORD, request, signupTenant, type TestApp } from './harness.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ env: { LOG_LEVEL: 'trace' } });
+});
+afterAll(() => t.close());
+
+describe('secrets', () => {
+  it('never appear in logs, and never in a response after creation', async () => {
+    const tenant = await signupTenant(t.app);
+    const key = await keyWithScopes(t.app, tenant, ['admin']);
+    const sessionToken = tenant.admin.cookie.split('=')[1]!;
+
+    // Use every secret the way a client would, including failures that get logged.
+    await request(t.app, key, { method: 'GET', url: '/api/v1/api-keys' });
+    await request(t.app, tenant.admin, { method: 'GET', url: '/api/v1/auth/me' });
+    await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: tenant.email, password: PASSWORD } });
+    await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { authorization: `Bearer ${key.apiKey}x` } });
+    const rotated = await request(t.app, key, { method: 'POST', url: `/api/v1/api-keys/${key.id}/rotate` });
+    const newKey = rotated.json().data.key;
+
+    const logs = t.logs.join('\n');
+    expect(logs.length).toBeGreaterThan(1_000);
+    for (const secret of [key.apiKey, newKey, tenant.runtimeKey.apiKey, sessionToken, PASSWORD]) {
+      expect(logs).not.toContain(secret);
+    }
+
+    const reads = await Promise.all([
+      request(t.app, { apiKey: newKey }, { method: 'GET', url: '/api/v1/api-keys' }),
+      request(t.app, tenant.admin, { method: 'GET', url: '/api/v1/users' }),
+      request(t.app, tenant.admin, { method: 'GET', url: '/api/v1/auth/me' }),
+    ]);
+    for (const response of reads) {
+      expect(response.statusCode).toBe(200);
+      for (const secret of [newKey, tenant.runtimeKey.apiKey, sessionToken, PASSWORD]) expect(response.body).not.toContain(secret);
+      expect(response.body).not.toMatch(/argon2|password_hash|key_hash/);
+    }
+  });
+});
