@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
 import type { Scope } from '../access.js';
+import { InvalidatedCache } from '../cache.js';
 
 export interface CachedApiKey {
   id: string;
@@ -12,24 +12,15 @@ export interface CachedApiKey {
 
 /**
  * Authenticating a key must not cost a query per request. Entries are keyed by the key's
- * SHA-256; a change to a key evicts it here after commit and, through the database's
- * notification channel, in every other process. The TTL bounds staleness should a
- * notification ever be missed.
+ * SHA-256; rotating or deleting a key evicts it in every process (see invalidation.ts). The
+ * TTL bounds staleness should a notification ever be missed.
  */
-export class ApiKeyCache {
-  private readonly byHash = new LRUCache<string, CachedApiKey>({ max: 50_000, ttl: 30_000 });
-
-  get(keyHash: string): CachedApiKey | undefined {
-    return this.byHash.get(keyHash);
-  }
-
-  set(keyHash: string, key: CachedApiKey): void {
-    this.byHash.set(keyHash, key);
+export class ApiKeyCache extends InvalidatedCache<CachedApiKey> {
+  constructor() {
+    super({ max: 50_000, ttlMs: 30_000 });
   }
 
   evictKeyId(keyId: string): void {
-    for (const [hash, key] of this.byHash.entries()) {
-      if (key.id === keyId) this.byHash.delete(hash);
-    }
+    this.deleteWhere((key) => key.id === keyId);
   }
 }

@@ -90,10 +90,11 @@ export async function authenticateApiKey(deps: Deps, token: string): Promise<Cac
   const keyHash = sha256Hex(token);
   let key = deps.apiKeys.get(keyHash);
   if (!key) {
+    const ticket = deps.apiKeys.ticket();
     const [row] = await deps.database.db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).limit(1);
     if (!row) return null;
     key = { id: row.id, tenantId: row.tenantId, name: row.name, scopes: row.scopes as Scope[], expiresAt: row.expiresAt, lastUsedAt: row.lastUsedAt };
-    deps.apiKeys.set(keyHash, key);
+    deps.apiKeys.set(keyHash, key, ticket);
   }
   const now = deps.clock.now();
   if (key.expiresAt && key.expiresAt <= now) return null;

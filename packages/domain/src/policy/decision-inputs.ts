@@ -1,32 +1,28 @@
-import { LRUCache } from 'lru-cache';
 import type { agents, policyRules } from '@agov/db';
+import { InvalidatedCache } from '../cache.js';
 
 export type AgentRow = typeof agents.$inferSelect;
 export type PolicyRuleRow = typeof policyRules.$inferSelect;
 
-/** What deciding on an agent's action needs: the agent and its active rules in evaluation order. */
+/** What deciding on an agent's action needs: the agent, its API shape, and its active rules in evaluation order. */
 export interface DecisionInputs {
   agent: AgentRow;
+  /** The agent as the API shows it: JSON Logic conditions see this as `agent`. */
+  agentView: Record<string, unknown>;
   rules: PolicyRuleRow[];
 }
 
 /**
  * Evaluate and the dry run read an agent and its rules on every call; this keeps them in
- * memory. Every change to an agent or its rules invalidates its entry (see invalidation.ts);
- * the TTL bounds staleness should a notification ever be missed.
+ * memory. Every change to an agent or its rules evicts its entry in every process (see
+ * invalidation.ts); the TTL bounds staleness should a notification ever be missed.
  */
-export class DecisionInputsCache {
-  private readonly byAgent = new LRUCache<string, DecisionInputs>({ max: 20_000, ttl: 30_000 });
-
-  get(agentId: string): DecisionInputs | undefined {
-    return this.byAgent.get(agentId);
-  }
-
-  set(agentId: string, inputs: DecisionInputs): void {
-    this.byAgent.set(agentId, inputs);
+export class DecisionInputsCache extends InvalidatedCache<DecisionInputs> {
+  constructor() {
+    super({ max: 20_000, ttlMs: 30_000 });
   }
 
   evict(agentId: string): void {
-    this.byAgent.delete(agentId);
+    this.delete(agentId);
   }
 }

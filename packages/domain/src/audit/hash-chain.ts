@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import canonicalizeModule from 'canonicalize';
+
+// canonicalize is CommonJS (`module.exports = serialize`) but its typings declare an ES
+// default export, so under NodeNext TypeScript sees a namespace where Node hands us the
+// function. The cast states what Node actually provides.
+const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
+
+/** The fields of an audit event covered by its integrity hash, exactly as the API returns them. */
+export interface ChainedEvent {
+  id: string;
+  trace_id: string;
+  event_type: string;
+  actor_type: string;
+  actor_name: string;
+  description: string;
+  status: string;
+  timestamp: string;
+  policy_version: number | null;
+  approval_request_id: string | null;
+  metadata: Record<string, unknown> | null;
+}
+
+/** What a trace's first event chains to. */
+export const GENESIS_HASH = '';
+
+/**
+ * "sha256:" + hex(SHA-256(previousHash + "\n" + JCS(fields))), the formula in README.md.
+ * The fields are picked one by one so that whatever else the caller's object carries
+ * (integrity_hash, agent_id, a row's tenant_id) can never leak into the hash.
+ */
+export function eventHash(previousHash: string, event: ChainedEvent): string {
+  const hashed: ChainedEvent = {
+    id: event.id,
+    trace_id: event.trace_id,
+    event_type: event.event_type,
+    actor_type: event.actor_type,
+    actor_name: event.actor_name,
+    description: event.description,
+    status: event.status,
+    timestamp: event.timestamp,
+    policy_version: event.policy_version,
+    approval_request_id: event.approval_request_id,
+    metadata: event.metadata,
+  };
+  const canonical = canonicalize(hashed);
+  if (canonical === undefined) throw new Error('An audit event has no canonical JSON form');
+  return `sha256:${createHash('sha256').update(`${previousHash}\n${canonical}`).digest('hex')}`;
+}
+
+/**
+ * Verifies a trace's events in order. Event i is valid when its stored integrity_hash
+ * equals eventHash(stored integrity_hash of event i-1, or GENESIS_HASH for the first,
+ * event i). Reports the first invalid event.
+ *
+ * Each event is checked against its predecessor's stored hash, not a recomputed one, so
+ * the report points at the event where the chain breaks rather than at every event after it.
+ */
+export function verifyChain(events: readonly (ChainedEvent & { integrity_hash: string | null })[]): {
+  valid: boolean;
+  firstInvalidEventId: string | null;
+} {
+  let previousHash = GENESIS_HASH;
+  for (const event of events) {
+    if (event.integrity_hash === null || event.integrity_hash !== eventHash(previousHash, event)) {
+      return { valid: false, firstInvalidEventId: event.id };
+    }
+    previousHash = event.integrity_hash;
+  }
+  return { valid: true, firstInvalidEventId: null };
+}

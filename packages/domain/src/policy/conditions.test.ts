@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../errors.js';
+import { assertValidConditions, conditionsHold } from './conditions.js';
+
+function rejection(conditions: unknown, field?: string): AppError {
+  try {
+    assertValidConditions(conditions, field);
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected the conditions to be rejected');
+}
+
+describe('assertValidConditions', () => {
+  it.each([
+    ['a comparison', { '>': [{ var: 'context.amount' }, 1000] }],
+    ['nested logic', { and: [{ '==': [{ var: 'agent.environment' }, 'prod'] }, { in: ['x', { var: 'context.tags' }] }] }],
+    ['a var with a fallback', { '==': [{ var: ['context.region', 'eu'] }, 'eu'] }],
+    ['a numeric var path', { '==': [{ var: 0 }, 1] }],
+    ['the whole data', { '!!': { var: '' } }],
+    ['a var naming the data itself', { '!!': { var: null } }],
+    ['an array operation over items', { some: [{ var: 'context.items' }, { '>': [{ var: 'price' }, 10] }] }],
+    ['a literal value as operand', { '!!': [true] }],
+    ['a name that merely contains a forbidden word', { '!!': { var: 'context.constructors.__proto__x' } }],
+  ])('accepts %s', (_, conditions) => {
+    expect(() => assertValidConditions(conditions)).not.toThrow();
+  });
+
+  it('rejects an unknown operator, including JSON Logic ones left out on purpose', () => {
+    const error = rejection({ foo: [1, 2] });
+    expect(error.code).toBe('validation_error');
+    expect(error.status).toBe(400);
+    expect(error.message).toBe('Invalid conditions: conditions: unknown operator "foo"');
+    expect(error.details).toEqual({ fields: [{ field: 'conditions', message: 'conditions: unknown operator "foo"' }] });
+    expect(rejection({ method: [{ var: 'context.name' }, 'toUpperCase'] }).message).toContain('unknown operator "method"');
+  });
+
+  it('rejects an object holding more or fewer than one operator', () => {
+    expect(rejection({ '==': [1, 1], '!=': [1, 2] }).message).toBe(
+      'Invalid conditions: conditions: an object must hold exactly one operator',
+    );
+    expect(rejection({}).message).toBe('Invalid conditions: conditions: an object must hold exactly one operator');
+  });
+
+  it.each([
+    ['null', null],
+    ['an array', [{ '==': [1, 1] }]],
+    ['a string', '{"==": [1, 1]}'],
+    ['a number', 1],
+    ['a boolean', true],
+  ])('rejects %s at the top level', (_, conditions) => {
+    expect(rejection(conditions).message).toBe('Invalid conditions: must be a JSON Logic expression object');
+  });
+
+  it.each(['__proto__', 'constructor', 'prototype', 'context.constructor', 'agent.__proto__.polluted', 'request.x.prototype'])(
+    'rejects the var path "%s"',
+    (path) => {
+      expect(rejection({ '!!': { var: path } }).message).toBe(
+        'Invalid conditions: conditions.!!.var: the path may not name __proto__, constructor or prototype',
+      );
+    },
+  );
+
+  it('rejects a forbidden var path given in array form', () => {
+    expect(rejection({ '!!': { var: ['context.constructor', null] } }).message).toContain('may not name');
+  });
+
+  it('rejects computed var paths', () => {
+    expect(rejection({ var: { cat: ['__pro', 'to__'] } }).message).toBe(
+      'Invalid conditions: conditions.var: the path must be a literal string or number',
+    );
+    expect(rejection({ '!!': { var: [{ cat: ['con', 'structor'] }, 0] } }).message).toContain('must be a literal');
+  });
+
+  it('rejects forbidden paths inside nested operations and fallbacks', () => {
+    expect(
+      rejection({ and: [{ '==': [1, 1] }, { or: [false, { '==': [{ var: 'context.__proto__' }, 1] }] }] }).message,
+    ).toBe('Invalid conditions: conditions.and[1].or[1].==[0].var: the path may not name __proto__, constructor or prototype');
+    expect(rejection({ '!!': { var: ['context.a', { var: 'prototype' }] } }).message).toContain('may not name');
+    expect(rejection({ if: [true, { bogus: 1 }, 0] }).message).toContain('unknown operator "bogus"');
+  });
+
+  it('names the field it was given', () => {
+    expect(rejection({ foo: 1 }, 'rules[0].conditions').message).toBe(
+      'Invalid rules[0].conditions: rules[0].conditions: unknown operator "foo"',
+    );
+  });
+});
+
+describe('conditionsHold', () => {
+  const data = { context: { amount: 500, tags: ['urgent'], empty: [] }, agent: { environment: 'prod' }, request: {} };
+
+  it('holds when the expression is truthy and not when it is falsy', () => {
+    expect(conditionsHold({ '>': [{ var: 'context.amount' }, 100] }, data)).toBe(true);
+    expect(conditionsHold({ '>': [{ var: 'context.amount' }, 1000] }, data)).toBe(false);
+    expect(conditionsHold({ in: ['urgent', { var: 'context.tags' }] }, data)).toBe(true);
+    expect(conditionsHold({ '==': [{ var: 'agent.environment' }, 'dev'] }, data)).toBe(false);
+  });
+
+  it('follows JSON Logic truthiness, in which an empty array is false', () => {
+    expect(conditionsHold({ var: 'context.amount' }, data)).toBe(true);
+    expect(conditionsHold({ var: 'context.tags' }, data)).toBe(true);
+    expect(conditionsHold({ var: 'context.empty' }, data)).toBe(false);
+    expect(conditionsHold({ var: 'context.missing' }, data)).toBe(false);
+    expect(conditionsHold({ cat: ['0'] }, data)).toBe(true);
+    expect(conditionsHold({ cat: [''] }, data)).toBe(false);
+    expect(conditionsHold({ '+': [0] }, data)).toBe(false);
+  });
+
+  it('does not hold when the expression fails on the data', () => {
+    expect(conditionsHold({ in: ['a', { var: 'context.list' }] }, { context: { list: { indexOf: 1 } } })).toBe(false);
+    expect(conditionsHold({ cat: [{ var: 'context.x' }] }, { context: { x: { toString: 1 } } })).toBe(false);
+  });
+});
