@@ -2,3 +2,7 @@
 // the same shapes.
 export * from './identity.js';
 export * from './time.js';
+export * from './agents.js';
+export * from './policies.js';
+export * from './approvals.js';
+export * from './traces.js';

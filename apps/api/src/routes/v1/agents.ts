@@ -1,0 +1,72 @@
+import type { preValidationHookHandler } from 'fastify';
+import {
+  AppError,
+  createAgent,
+  getAgentWithStats,
+  listAgents,
+  moveAgent,
+  presentAgent,
+  presentAgentDetail,
+  updateAgent,
+  type LifecycleAction,
+} from '@agov/domain';
+import { ACCESS } from '../../access.js';
+import { Agent, AgentDetail, AgentListQuery, CreateAgentBody, UpdateAgentBody } from '../../schemas/agents.js';
+import { Data, IdParams, PagedList } from '../../schemas/common.js';
+import type { Routes } from '../types.js';
+
+const LIFECYCLE_ACTIONS: readonly LifecycleAction[] = ['suspend', 'revoke', 'reactivate'];
+
+/** Lifecycle moves take no body: none, or an empty object. Anything else is refused, not ignored. */
+const noBody: preValidationHookHandler = async (request) => {
+  const body = request.body;
+  if (body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) return;
+  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.keys(body) : ['(body)'];
+  throw new AppError('validation_error', 'This endpoint takes no body', {
+    fields: fields.map((field) => ({ field, message: 'is not allowed' })),
+  });
+};
+
+export const agentRoutes: Routes = async (app, { deps }) => {
+  const tags = ['agents'];
+
+  app.get(
+    '/agents',
+    { config: { access: ACCESS.agentsRead }, schema: { tags, querystring: AgentListQuery, response: { 200: PagedList(Agent) } } },
+    async (request) => {
+      const { limit, offset, ...filters } = request.query;
+      const page = await listAgents(deps, request.principal, filters, { limit, offset });
+      return { data: page.items.map(presentAgent), pagination: { total: page.total, limit, offset } };
+    },
+  );
+
+  app.post(
+    '/agents',
+    { config: { access: ACCESS.agentsWrite }, schema: { tags, body: CreateAgentBody, response: { 201: Data(Agent) } } },
+    async (request, reply) => reply.status(201).send({ data: presentAgent(await createAgent(deps, request.principal, request.body)) }),
+  );
+
+  app.get(
+    '/agents/:id',
+    { config: { access: ACCESS.agentsRead }, schema: { tags, params: IdParams, response: { 200: Data(AgentDetail) } } },
+    async (request) => ({ data: presentAgentDetail(await getAgentWithStats(deps, request.principal, request.params.id)) }),
+  );
+
+  app.patch(
+    '/agents/:id',
+    { config: { access: ACCESS.agentsWrite }, schema: { tags, params: IdParams, body: UpdateAgentBody, response: { 200: Data(Agent) } } },
+    async (request) => ({ data: presentAgent(await updateAgent(deps, request.principal, request.params.id, request.body)) }),
+  );
+
+  for (const action of LIFECYCLE_ACTIONS) {
+    app.post(
+      `/agents/:id/${action}`,
+      {
+        config: { access: ACCESS.agentsLifecycle },
+        preValidation: noBody,
+        schema: { tags, params: IdParams, response: { 200: Data(Agent) } },
+      },
+      async (request) => ({ data: presentAgent(await moveAgent(deps, request.principal, request.params.id, action)) }),
+    );
+  }
+};

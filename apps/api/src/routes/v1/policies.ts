@@ -1,0 +1,64 @@
+import {
+  createPolicyRule,
+  deactivatePolicyRule,
+  getPolicyRule,
+  listPolicyRules,
+  listPolicyVersions,
+  presentPolicy,
+  presentPolicyVersion,
+  updatePolicyRule,
+} from '@agov/domain';
+import { Type } from '@sinclair/typebox';
+import { ACCESS } from '../../access.js';
+import { Data, IdParams, PagedList, PageQuery } from '../../schemas/common.js';
+import { CreatePolicyBody, PolicyListQuery, PolicyRule, PolicyVersion, UpdatePolicyBody } from '../../schemas/policies.js';
+import type { Routes } from '../types.js';
+
+export const policyRoutes: Routes = async (app, { deps }) => {
+  const tags = ['policies'];
+  const read = { access: ACCESS.policiesRead };
+  const write = { access: ACCESS.policiesWrite };
+
+  app.get(
+    '/policies',
+    { config: read, schema: { tags, querystring: PolicyListQuery, response: { 200: PagedList(PolicyRule) } } },
+    async (request) => {
+      const { limit, offset, ...filters } = request.query;
+      const page = await listPolicyRules(deps, request.principal, filters, { limit, offset });
+      return { data: page.items.map(presentPolicy), pagination: { total: page.total, limit, offset } };
+    },
+  );
+
+  app.post(
+    '/policies',
+    { config: write, schema: { tags, body: CreatePolicyBody, response: { 201: Data(PolicyRule) } } },
+    async (request, reply) => reply.status(201).send({ data: presentPolicy(await createPolicyRule(deps, request.principal, request.body)) }),
+  );
+
+  app.get(
+    '/policies/:id',
+    { config: read, schema: { tags, params: IdParams, response: { 200: Data(PolicyRule) } } },
+    async (request) => ({ data: presentPolicy(await getPolicyRule(deps, request.principal, request.params.id)) }),
+  );
+
+  app.patch(
+    '/policies/:id',
+    { config: write, schema: { tags, params: IdParams, body: UpdatePolicyBody, response: { 200: Data(PolicyRule) } } },
+    async (request) => ({ data: presentPolicy(await updatePolicyRule(deps, request.principal, request.params.id, request.body)) }),
+  );
+
+  app.delete(
+    '/policies/:id',
+    { config: write, schema: { tags, params: IdParams, response: { 200: Data(PolicyRule) } } },
+    async (request) => ({ data: presentPolicy(await deactivatePolicyRule(deps, request.principal, request.params.id)) }),
+  );
+
+  app.get(
+    '/policies/:id/versions',
+    { config: read, schema: { tags, params: IdParams, querystring: Type.Object(PageQuery), response: { 200: PagedList(PolicyVersion) } } },
+    async (request) => {
+      const page = await listPolicyVersions(deps, request.principal, request.params.id, request.query);
+      return { data: page.items.map(presentPolicyVersion), pagination: { total: page.total, ...request.query } };
+    },
+  );
+};

@@ -1,0 +1,118 @@
+import { Type } from '@sinclair/typebox';
+import {
+  AGENT_ENVIRONMENTS,
+  AUTHORITY_MODELS,
+  AUTONOMY_TIERS,
+  DELEGATION_MODELS,
+  IDENTITY_MODES,
+  LIFECYCLE_STATES,
+} from '@agov/domain';
+import {
+  Body,
+  DataClassification,
+  JsonObjectOut,
+  NullableFreeform,
+  NullableTimestamp,
+  PageQuery,
+  PatchBody,
+  StringEnum,
+  Text,
+  Timestamp,
+} from './common.js';
+
+/** A search term: matched as a case-insensitive substring; empty means no filter. */
+export const SearchQuery = Type.String({ maxLength: 200 });
+
+const AuthorizedIntegration = Body({
+  name: Text(200),
+  resource_scope: Text(1000),
+  data_classification: DataClassification,
+  allowed_operations: Type.Array(Text(200), { maxItems: 100 }),
+});
+
+const agentFields = {
+  name: Text(200),
+  description: Text(2000),
+  owner_name: Text(200),
+  owner_role: Text(200),
+  team: Text(200),
+  environment: StringEnum(AGENT_ENVIRONMENTS),
+  authority_model: StringEnum(AUTHORITY_MODELS),
+  identity_mode: StringEnum(IDENTITY_MODES),
+  delegation_model: StringEnum(DELEGATION_MODELS),
+  autonomy_tier: StringEnum(AUTONOMY_TIERS),
+  authorized_integrations: Type.Array(AuthorizedIntegration, { maxItems: 100 }),
+  credential_config: NullableFreeform,
+  metadata: NullableFreeform,
+  /** A calendar date (2026-12-31) or a date-time. */
+  next_review_date: Type.Union([Type.String({ format: 'date' }), Timestamp]),
+  created_by: Text(200),
+  modified_by: Text(200),
+  modified_at: Timestamp,
+};
+
+export const CreateAgentBody = Body(agentFields);
+export const UpdateAgentBody = PatchBody(agentFields);
+
+export const AgentListQuery = Type.Object({
+  ...PageQuery,
+  environment: Type.Optional(StringEnum(AGENT_ENVIRONMENTS)),
+  lifecycle_state: Type.Optional(StringEnum(LIFECYCLE_STATES)),
+  authority_model: Type.Optional(StringEnum(AUTHORITY_MODELS)),
+  autonomy_tier: Type.Optional(StringEnum(AUTONOMY_TIERS)),
+  search: Type.Optional(SearchQuery),
+});
+
+const agentOut = {
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  owner_name: Type.String(),
+  owner_role: Type.String(),
+  team: Type.String(),
+  environment: Type.String(),
+  authority_model: Type.String(),
+  identity_mode: Type.String(),
+  delegation_model: Type.String(),
+  autonomy_tier: Type.String(),
+  authorized_integrations: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      resource_scope: Type.String(),
+      data_classification: Type.String(),
+      allowed_operations: Type.Array(Type.String()),
+    }),
+  ),
+  credential_config: JsonObjectOut,
+  metadata: JsonObjectOut,
+  next_review_date: Type.String(),
+  created_by: Type.String(),
+  modified_by: Type.String(),
+  modified_at: Timestamp,
+  lifecycle_state: StringEnum(LIFECYCLE_STATES),
+  created_at: Timestamp,
+};
+
+export const Agent = Type.Object(agentOut);
+
+const Count = Type.Integer({ minimum: 0 });
+
+export const AgentDetail = Type.Object({
+  ...agentOut,
+  stats: Type.Object({
+    recent_traces: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        requested_operation: Type.String(),
+        target_integration: Type.String(),
+        resource_scope: Type.String(),
+        final_outcome: Type.String(),
+        started_at: Timestamp,
+        completed_at: NullableTimestamp,
+      }),
+    ),
+    approval_counts: Type.Object({ pending: Count, approved: Count, denied: Count, expired: Count }),
+    decisions_last_24h: Type.Object({ allow: Count, approval_required: Count, deny: Count }),
+    trace_count: Count,
+  }),
+});

@@ -1,0 +1,361 @@
+import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outbox } from '@agov/db';
+import { createTestApp, keyWithScopes, request, sessionWithRole, signupTenant, type Credential, type Tenant, type TestApp } from './harness.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+type Json = Record<string, unknown> & { id: string };
+
+const call = (credential: Credential, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
+  request(t.app, credential, { method, url, payload: payload as object });
+
+async function createAgent(tenant: Tenant): Promise<Json> {
+  const response = await call(tenant.admin, 'POST', '/api/v1/agents', {
+    name: 'Invoice Bot', description: 'Reconciles invoices', owner_name: 'Olga', owner_role: 'Lead', team: 'Finance', environment: 'prod',
+    authority_model: 'delegated', identity_mode: 'service_identity', delegation_model: 'self', autonomy_tier: 'medium',
+    authorized_integrations: [], credential_config: null, metadata: null, next_review_date: '2026-12-31',
+    created_by: 'Olga', modified_by: 'Olga', modified_at: '2025-06-01T12:00:00.000Z',
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json().data;
+}
+
+const ruleBody = (agentId: string, overrides: Record<string, unknown> = {}) => ({
+  agent_id: agentId,
+  policy_name: 'Approve large refunds',
+  target_integration: 'payments',
+  operation: 'refund',
+  resource_scope: 'refunds/*',
+  data_classification: 'confidential',
+  policy_effect: 'approval_required',
+  rationale: 'Refunds move money and need a second pair of eyes',
+  priority: 100,
+  conditions: { '>': [{ var: 'context.amount' }, 1000] },
+  max_session_ttl: 3600,
+  modified_by: 'Olga',
+  modified_at: '2025-06-02T08:00:00Z',
+  ...overrides,
+});
+
+async function setup(overrides: Record<string, unknown> = {}) {
+  const tenant = await signupTenant(t.app);
+  const agent = await createAgent(tenant);
+  const response = await call(tenant.admin, 'POST', '/api/v1/policies', ruleBody(agent.id, overrides));
+  expect(response.statusCode, response.body).toBe(201);
+  return { tenant, agent, rule: response.json().data as Json };
+}
+
+const ISO_MS = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+const policyEvents = async (tenantId: string) =>
+  (await t.runtime.database.db.select().from(outbox).where(eq(outbox.tenantId, tenantId)).orderBy(outbox.createdAt))
+    .map((row) => ({ kind: row.kind, event: row.payload.event, data: row.payload.data }));
+
+const versions = async (tenant: Tenant, ruleId: string) => (await call(tenant.admin, 'GET', `/api/v1/policies/${ruleId}/versions`)).json().data as Json[];
+
+/** The list order: created_at descending, then id descending. */
+const newestFirst = (a: { created_at?: unknown; id: string }, b: { created_at?: unknown; id: string }) =>
+  String(b.created_at) < String(a.created_at) ? -1 : String(b.created_at) > String(a.created_at) ? 1 : b.id < a.id ? -1 : b.id > a.id ? 1 : 0;
+
+const fieldsOf = (response: { json(): { details: { fields: { field: string }[] } } }) => response.json().details.fields.map((f) => f.field);
+
+function expectError(response: { statusCode: number; json(): unknown }, status: number, error: string) {
+  expect(response.statusCode).toBe(status);
+  expect(response.json()).toMatchObject({ error, status, message: expect.any(String), request_id: expect.any(String) });
+}
+
+function cacheEntryFor(agentId: string) {
+  const cache = t.runtime.deps.decisionInputs;
+  cache.set(agentId, {} as never, cache.ticket());
+  expect(cache.get(agentId)).toBeDefined();
+  return () => cache.get(agentId);
+}
+
+describe('POST /api/v1/policies', () => {
+  it('creates version 1 of an active rule, records version 1 and announces it', async () => {
+    const tenant = await signupTenant(t.app);
+    const agent = await createAgent(tenant);
+    const stale = cacheEntryFor(agent.id);
+    const body = ruleBody(agent.id);
+    const response = await call(tenant.admin, 'POST', '/api/v1/policies', body);
+    expect(response.statusCode).toBe(201);
+    const rule = response.json().data;
+    const { agent_id, modified_at, ...fields } = body;
+    expect(rule).toEqual({
+      id: expect.any(String), agent_id, ...fields, modified_at: '2025-06-02T08:00:00.000Z',
+      is_active: true, policy_version: 1, created_at: ISO_MS, updated_at: rule.created_at,
+    });
+    expect(await versions(tenant, rule.id)).toEqual([
+      { ...fields, modified_at: rule.modified_at, id: expect.any(String), policy_rule_id: rule.id, version: 1, change_summary: 'Created' },
+    ]);
+    expect(await policyEvents(tenant.tenantId)).toEqual([{ kind: 'webhook', event: 'policy.updated', data: { policy: rule, change: 'created' } }]);
+    expect(stale()).toBeUndefined();
+  });
+
+  it('accepts null conditions and TTL from a policies:write key', async () => {
+    const tenant = await signupTenant(t.app);
+    const agent = await createAgent(tenant);
+    const key = await keyWithScopes(t.app, tenant, ['policies:write']);
+    const response = await call({ apiKey: key.apiKey }, 'POST', '/api/v1/policies', ruleBody(agent.id, { conditions: null, max_session_ttl: null, priority: -5 }));
+    expect(response.statusCode).toBe(201);
+    expect(response.json().data).toMatchObject({ conditions: null, max_session_ttl: null, priority: -5 });
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ...['agent_id', 'policy_name', 'target_integration', 'operation', 'resource_scope', 'data_classification', 'policy_effect', 'rationale', 'priority', 'conditions', 'max_session_ttl', 'modified_by', 'modified_at'].map(
+      (field): [string, Record<string, unknown>, string] => [`a missing ${field}`, { [field]: undefined }, field],
+    ),
+    ['a rationale under 10 characters', { rationale: 'Too short' }, 'rationale'],
+    ['a rationale over 1000 characters', { rationale: 'r'.repeat(1001) }, 'rationale'],
+    ['a fractional priority', { priority: 1.5 }, 'priority'],
+    ['a priority beyond int32', { priority: 2_147_483_648 }, 'priority'],
+    ['a priority given as text', { priority: '10' }, 'priority'],
+    ['a zero TTL', { max_session_ttl: 0 }, 'max_session_ttl'],
+    ['a TTL beyond int32', { max_session_ttl: 2_147_483_648 }, 'max_session_ttl'],
+    ['an unknown classification', { data_classification: 'secret' }, 'data_classification'],
+    ['an unknown effect', { policy_effect: 'maybe' }, 'policy_effect'],
+    ['a malformed agent_id', { agent_id: 'agent-1' }, 'agent_id'],
+    ['conditions that are an array', { conditions: [1] }, 'conditions'],
+    ['conditions with an unknown operator', { conditions: { regex: [{ var: 'context.path' }, '.*'] } }, 'conditions'],
+    ['conditions reaching for constructor', { conditions: { '==': [{ var: 'context.constructor' }, 1] } }, 'conditions'],
+    ['conditions reaching for __proto__', { conditions: { var: '__proto__.polluted' } }, 'conditions'],
+    ['conditions with two operators in one object', { conditions: { and: [], or: [] } }, 'conditions'],
+    ['an unknown field', { notes: 'x' }, 'notes'],
+    ...['is_active', 'policy_version', 'id', 'created_at', 'updated_at'].map((field): [string, Record<string, unknown>, string] => [`a server-owned ${field}`, { [field]: field === 'is_active' ? true : 1 }, field]),
+  ])('rejects %s with 400 naming the field', async (_label, overrides, field) => {
+    const tenant = await signupTenant(t.app);
+    const agent = await createAgent(tenant);
+    const response = await call(tenant.admin, 'POST', '/api/v1/policies', ruleBody(agent.id, overrides));
+    expectError(response, 400, 'validation_error');
+    expect(fieldsOf(response)).toContain(field);
+    expect((await call(tenant.admin, 'GET', '/api/v1/policies')).json().pagination.total).toBe(0);
+    expect(await policyEvents(tenant.tenantId)).toEqual([]);
+  });
+
+  it('answers 404 when the agent is unknown or another tenant’s', async () => {
+    const tenant = await signupTenant(t.app);
+    const foreign = await createAgent(await signupTenant(t.app));
+    for (const agentId of [foreign.id, randomUUID()]) {
+      expectError(await call(tenant.admin, 'POST', '/api/v1/policies', ruleBody(agentId)), 404, 'not_found');
+    }
+    expect(await policyEvents(tenant.tenantId)).toEqual([]);
+  });
+
+  it('requires policies:write or an admin session', async () => {
+    const tenant = await signupTenant(t.app);
+    const agent = await createAgent(tenant);
+    expectError(await call(null, 'POST', '/api/v1/policies', ruleBody(agent.id)), 401, 'unauthorized');
+    for (const scopes of [['policies:read'], ['agents:write']]) {
+      expectError(await call({ apiKey: (await keyWithScopes(t.app, tenant, scopes)).apiKey }, 'POST', '/api/v1/policies', ruleBody(agent.id)), 403, 'forbidden');
+    }
+    for (const role of ['viewer', 'reviewer'] as const) {
+      expectError(await call(await sessionWithRole(t.app, tenant, role), 'POST', '/api/v1/policies', ruleBody(agent.id)), 403, 'forbidden');
+    }
+  });
+});
+
+describe('GET /api/v1/policies', () => {
+  it('lists newest first, paginates and filters', async () => {
+    const { tenant, agent, rule: refunds } = await setup();
+    const second = await createAgent(tenant);
+    const create = async (overrides: Record<string, unknown>) => (await call(tenant.admin, 'POST', '/api/v1/policies', ruleBody(second.id, overrides))).json().data as Json;
+    const blockPii = await create({ policy_name: 'Block PII export', policy_effect: 'deny', data_classification: 'restricted', rationale: 'Exports of personal data are never automated' });
+    const allowRead = await create({ policy_name: 'Allow reads', policy_effect: 'allow', data_classification: 'public', rationale: 'Reading public_data is harmless enough' });
+    await call(tenant.admin, 'DELETE', `/api/v1/policies/${allowRead.id}`);
+    const inactive: Json = { ...allowRead, is_active: false, updated_at: expect.any(String) };
+    await setup();
+
+    const list = async (query = '') => {
+      const response = await call(tenant.admin, 'GET', `/api/v1/policies${query}`);
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json();
+    };
+    const all = [inactive, blockPii, refunds].sort(newestFirst);
+    expect(await list()).toEqual({ data: all, pagination: { total: 3, limit: 20, offset: 0 } });
+    expect(await list('?limit=2&offset=1')).toEqual({ data: all.slice(1), pagination: { total: 3, limit: 2, offset: 1 } });
+    const ids = async (query: string) => (await list(query)).data.map((r: Json) => r.id).sort();
+    expect(await ids(`?agent_id=${agent.id}`)).toEqual([refunds.id]);
+    expect(await ids('?effect=deny')).toEqual([blockPii.id]);
+    expect(await ids('?data_classification=confidential')).toEqual([refunds.id]);
+    expect(await ids('?is_active=false')).toEqual([allowRead.id]);
+    expect(await ids('?is_active=true')).toEqual([refunds.id, blockPii.id].sort());
+    expect(await ids('?search=pii')).toEqual([blockPii.id]);
+    expect(await ids('?search=SECOND PAIR')).toEqual([refunds.id]);
+    expect(await ids('?search=c_d')).toEqual([allowRead.id]);
+    expect(await ids('?search=%25')).toEqual([]);
+    expect(await ids(`?agent_id=${second.id}&effect=allow&is_active=false`)).toEqual([allowRead.id]);
+  });
+
+  it.each(['limit=0', 'limit=101', 'offset=-1', 'effect=maybe', 'is_active=yes', 'agent_id=agent-1', 'data_classification=secret'])(
+    'rejects the query %s with 400',
+    async (query) => {
+      const tenant = await signupTenant(t.app);
+      const response = await call(tenant.admin, 'GET', `/api/v1/policies?${query}`);
+      expectError(response, 400, 'validation_error');
+      expect(fieldsOf(response)).toContain(query.split('=')[0]);
+    },
+  );
+
+  it('admits policies:read keys and every session role', async () => {
+    const { tenant } = await setup();
+    expect((await call(tenant.runtimeKey, 'GET', '/api/v1/policies')).json().pagination.total).toBe(1);
+    expect((await call(await sessionWithRole(t.app, tenant, 'viewer'), 'GET', '/api/v1/policies')).statusCode).toBe(200);
+    expectError(await call(null, 'GET', '/api/v1/policies'), 401, 'unauthorized');
+    expectError(await call({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, 'GET', '/api/v1/policies'), 403, 'forbidden');
+  });
+});
+
+describe('GET /api/v1/policies/:id', () => {
+  it('returns the rule, also once deactivated; 404 across tenants and for bad ids', async () => {
+    const { tenant, rule } = await setup();
+    expect((await call(tenant.runtimeKey, 'GET', `/api/v1/policies/${rule.id}`)).json()).toEqual({ data: rule });
+    await call(tenant.admin, 'DELETE', `/api/v1/policies/${rule.id}`);
+    expect((await call(tenant.admin, 'GET', `/api/v1/policies/${rule.id}`)).json().data.is_active).toBe(false);
+    const stranger = await signupTenant(t.app);
+    for (const id of [rule.id, randomUUID(), 'rule-1']) expectError(await call(stranger.admin, 'GET', `/api/v1/policies/${id}`), 404, 'not_found');
+    expectError(await call(null, 'GET', `/api/v1/policies/${rule.id}`), 401, 'unauthorized');
+    expectError(await call({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, 'GET', `/api/v1/policies/${rule.id}`), 403, 'forbidden');
+  });
+});
+
+describe('PATCH /api/v1/policies/:id', () => {
+  it('applies the given fields as the next version and records what changed', async () => {
+    const { tenant, agent, rule } = await setup();
+    const stale = cacheEntryFor(agent.id);
+    const before = Date.now();
+    const response = await call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, { rationale: 'A changed rationale text', priority: 5, operation: 'refund' });
+    expect(response.statusCode).toBe(200);
+    const updated = response.json().data;
+    expect(updated).toEqual({ ...rule, rationale: 'A changed rationale text', priority: 5, policy_version: 2, modified_by: 'Ada Admin', modified_at: ISO_MS, updated_at: updated.modified_at });
+    expect(Date.parse(updated.updated_at)).toBeGreaterThanOrEqual(before - 1);
+    expect(stale()).toBeUndefined();
+
+    const history = await versions(tenant, rule.id);
+    expect(history.map((v) => [v.version, v.change_summary])).toEqual([[2, 'Changed priority, rationale'], [1, 'Created']]);
+    expect(history[0]).toEqual({
+      id: expect.any(String), policy_rule_id: rule.id, version: 2, policy_name: rule.policy_name, operation: 'refund', target_integration: rule.target_integration,
+      resource_scope: rule.resource_scope, data_classification: rule.data_classification, policy_effect: rule.policy_effect, rationale: 'A changed rationale text',
+      priority: 5, conditions: rule.conditions, max_session_ttl: rule.max_session_ttl, modified_by: 'Ada Admin', modified_at: updated.modified_at, change_summary: 'Changed priority, rationale',
+    });
+    expect(history[1]).toMatchObject({ version: 1, rationale: rule.rationale, priority: 100, modified_by: 'Olga' });
+    expect((await policyEvents(tenant.tenantId)).at(-1)).toEqual({ kind: 'webhook', event: 'policy.updated', data: { policy: updated, change: 'updated' } });
+  });
+
+  it('bumps the version even when no value changes, and compares conditions by content', async () => {
+    const { tenant, rule } = await setup({ conditions: { and: [{ '==': [{ var: 'context.a' }, 1] }, { '!': { var: 'context.b' } }] } });
+    const same = await call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, { conditions: { and: [{ '==': [{ var: 'context.a' }, 1] }, { '!': { var: 'context.b' } }] }, max_session_ttl: 3600 });
+    expect(same.json().data.policy_version).toBe(2);
+    const key = await keyWithScopes(t.app, tenant, ['policies:write']);
+    const cleared = await call({ apiKey: key.apiKey }, 'PATCH', `/api/v1/policies/${rule.id}`, { conditions: null, max_session_ttl: null, policy_effect: 'deny' });
+    expect(cleared.json().data).toMatchObject({ conditions: null, max_session_ttl: null, policy_effect: 'deny', policy_version: 3, modified_by: 'api_key:key policies:write' });
+    expect((await versions(tenant, rule.id)).map((v) => v.change_summary)).toEqual(['Changed conditions, max_session_ttl, policy_effect', 'No field values changed', 'Created']);
+  });
+
+  it('gives concurrent updates distinct versions', async () => {
+    const { tenant, rule } = await setup();
+    const results = await Promise.all([1, 2, 3, 4, 5].map((priority) => call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, { priority })));
+    expect(results.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200]);
+    expect(results.map((r) => r.json().data.policy_version).sort()).toEqual([2, 3, 4, 5, 6]);
+    const history = await versions(tenant, rule.id);
+    expect(history.map((v) => v.version)).toEqual([6, 5, 4, 3, 2, 1]);
+    const final = (await call(tenant.admin, 'GET', `/api/v1/policies/${rule.id}`)).json().data;
+    expect(final.priority).toBe(history[0]!.priority);
+  });
+
+  it.each([
+    ['an empty body', {}, '(body)'],
+    ['an unknown field', { note: 'x' }, 'note'],
+    ['a field PATCH may not change', { agent_id: randomUUID() }, 'agent_id'],
+    ['modified_by, which the server sets', { modified_by: 'Mallory' }, 'modified_by'],
+    ['a server-owned is_active', { is_active: true }, 'is_active'],
+    ['a server-owned policy_version', { policy_version: 9 }, 'policy_version'],
+    ['a short rationale', { rationale: 'short' }, 'rationale'],
+    ['an unknown effect', { policy_effect: 'maybe' }, 'policy_effect'],
+    ['invalid conditions', { conditions: { exec: ['rm'] } }, 'conditions'],
+    ['a constructor path in conditions', { conditions: { var: 'agent.constructor.name' } }, 'conditions'],
+  ])('rejects %s with 400 and changes nothing', async (_label, payload, field) => {
+    const { tenant, rule } = await setup();
+    const response = await call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, payload);
+    expectError(response, 400, 'validation_error');
+    expect(fieldsOf(response)).toContain(field);
+    expect((await call(tenant.admin, 'GET', `/api/v1/policies/${rule.id}`)).json().data).toEqual(rule);
+    expect(await versions(tenant, rule.id)).toHaveLength(1);
+  });
+
+  it('answers 404 to another tenant and leaves the rule unchanged', async () => {
+    const { tenant, rule } = await setup();
+    const stranger = await signupTenant(t.app);
+    expectError(await call(stranger.admin, 'PATCH', `/api/v1/policies/${rule.id}`, { policy_effect: 'allow' }), 404, 'not_found');
+    expectError(await call(stranger.admin, 'PATCH', '/api/v1/policies/rule-1', { policy_effect: 'allow' }), 404, 'not_found');
+    expect((await call(tenant.admin, 'GET', `/api/v1/policies/${rule.id}`)).json().data).toEqual(rule);
+    expect(await versions(tenant, rule.id)).toHaveLength(1);
+    expect(await policyEvents(stranger.tenantId)).toEqual([]);
+  });
+
+  it('requires policies:write or an admin session', async () => {
+    const { tenant, rule } = await setup();
+    const url = `/api/v1/policies/${rule.id}`;
+    expectError(await call(null, 'PATCH', url, { priority: 1 }), 401, 'unauthorized');
+    expectError(await call(tenant.runtimeKey, 'PATCH', url, { priority: 1 }), 403, 'forbidden');
+    expectError(await call(await sessionWithRole(t.app, tenant, 'viewer'), 'PATCH', url, { priority: 1 }), 403, 'forbidden');
+    expect((await call(tenant.admin, 'GET', url)).json().data).toEqual(rule);
+  });
+});
+
+describe('DELETE /api/v1/policies/:id', () => {
+  it('deactivates once, keeps the version, and announces only the first time', async () => {
+    const { tenant, agent, rule } = await setup();
+    const stale = cacheEntryFor(agent.id);
+    const first = await call(tenant.admin, 'DELETE', `/api/v1/policies/${rule.id}`);
+    expect(first.statusCode).toBe(200);
+    const deleted = first.json().data;
+    expect(deleted).toEqual({ ...rule, is_active: false, updated_at: ISO_MS });
+    expect(stale()).toBeUndefined();
+    const second = await call(tenant.admin, 'DELETE', `/api/v1/policies/${rule.id}`);
+    expect(second.statusCode).toBe(200);
+    expect(second.json()).toEqual({ data: deleted });
+    expect((await policyEvents(tenant.tenantId)).map((e) => (e.data as { change: string }).change)).toEqual(['created', 'deleted']);
+    expect((await policyEvents(tenant.tenantId))[1]!.data).toEqual({ policy: deleted, change: 'deleted' });
+    expect(await versions(tenant, rule.id)).toHaveLength(1);
+  });
+
+  it('answers 404 across tenants and requires policies:write or an admin session', async () => {
+    const { tenant, rule } = await setup();
+    const url = `/api/v1/policies/${rule.id}`;
+    const stranger = await signupTenant(t.app);
+    expectError(await call(stranger.admin, 'DELETE', url), 404, 'not_found');
+    expectError(await call(tenant.admin, 'DELETE', '/api/v1/policies/rule-1'), 404, 'not_found');
+    expectError(await call(tenant.admin, 'DELETE', `/api/v1/policies/${randomUUID()}`), 404, 'not_found');
+    expectError(await call(null, 'DELETE', url), 401, 'unauthorized');
+    expectError(await call(tenant.runtimeKey, 'DELETE', url), 403, 'forbidden');
+    expectError(await call(await sessionWithRole(t.app, tenant, 'viewer'), 'DELETE', url), 403, 'forbidden');
+    expect((await call(tenant.admin, 'GET', url)).json().data.is_active).toBe(true);
+  });
+});
+
+describe('GET /api/v1/policies/:id/versions', () => {
+  it('pages through the records newest first', async () => {
+    const { tenant, rule } = await setup();
+    for (const priority of [1, 2, 3]) await call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, { priority });
+    const page = (await call(await sessionWithRole(t.app, tenant, 'viewer'), 'GET', `/api/v1/policies/${rule.id}/versions?limit=2&offset=1`)).json();
+    expect(page.pagination).toEqual({ total: 4, limit: 2, offset: 1 });
+    expect(page.data.map((v: Json) => [v.version, v.priority])).toEqual([[3, 2], [2, 1]]);
+    expect((await call(tenant.runtimeKey, 'GET', `/api/v1/policies/${rule.id}/versions`)).json().pagination).toEqual({ total: 4, limit: 20, offset: 0 });
+  });
+
+  it('answers 404 across tenants, 400 for bad paging, and requires policies:read', async () => {
+    const { tenant, rule } = await setup();
+    const url = `/api/v1/policies/${rule.id}/versions`;
+    const stranger = await signupTenant(t.app);
+    for (const id of [rule.id, randomUUID(), 'rule-1']) expectError(await call(stranger.admin, 'GET', `/api/v1/policies/${id}/versions`), 404, 'not_found');
+    for (const query of ['limit=0', 'limit=101', 'offset=-1']) expectError(await call(tenant.admin, 'GET', `${url}?${query}`), 400, 'validation_error');
+    expectError(await call(null, 'GET', url), 401, 'unauthorized');
+    expectError(await call({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, 'GET', url), 403, 'forbidden');
+  });
+});

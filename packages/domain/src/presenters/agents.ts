@@ -1,0 +1,50 @@
+import type { AgentWithStats } from '../agents/stats.js';
+import type { AgentRow } from '../policy/decision-inputs.js';
+import { iso, isoOrNull } from './time.js';
+
+export const presentAgent = (agent: AgentRow) => ({
+  id: agent.id,
+  name: agent.name,
+  description: agent.description,
+  owner_name: agent.ownerName,
+  owner_role: agent.ownerRole,
+  team: agent.team,
+  environment: agent.environment,
+  authority_model: agent.authorityModel,
+  identity_mode: agent.identityMode,
+  delegation_model: agent.delegationModel,
+  autonomy_tier: agent.autonomyTier,
+  authorized_integrations: agent.authorizedIntegrations.map((integration) => ({
+    name: integration.name,
+    resource_scope: integration.resource_scope,
+    data_classification: integration.data_classification,
+    allowed_operations: integration.allowed_operations,
+  })),
+  credential_config: agent.credentialConfig ?? null,
+  metadata: agent.metadata ?? null,
+  next_review_date: agent.nextReviewDate,
+  created_by: agent.createdBy,
+  modified_by: agent.modifiedBy,
+  modified_at: iso(agent.modifiedAt),
+  lifecycle_state: agent.lifecycleState,
+  created_at: iso(agent.createdAt),
+});
+
+/** The detail view: the agent and its statistics under `stats`. */
+export const presentAgentDetail = ({ agent, stats }: AgentWithStats) => ({
+  ...presentAgent(agent),
+  stats: {
+    recent_traces: stats.recentTraces.map((trace) => ({
+      id: trace.id,
+      requested_operation: trace.requestedOperation,
+      target_integration: trace.targetIntegration,
+      resource_scope: trace.resourceScope,
+      final_outcome: trace.finalOutcome,
+      started_at: iso(trace.startedAt),
+      completed_at: isoOrNull(trace.completedAt),
+    })),
+    approval_counts: stats.approvalCounts,
+    decisions_last_24h: stats.decisionsLast24h,
+    trace_count: stats.traceCount,
+  },
+});
