@@ -6,7 +6,10 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export default defineConfig({
   // Workspace packages resolve to their TypeScript sources, so tests need no build.
   resolve: {
-    alias: [{ find: /^@agov\/(config|db|domain|runtime)$/, replacement: source('./packages/$1/src/index.ts') }],
+    alias: [
+      { find: '@agov/domain/hash-chain', replacement: source('./packages/domain/src/audit/hash-chain.ts') },
+      { find: /^@agov\/(config|db|domain|runtime)$/, replacement: source('./packages/$1/src/index.ts') },
+    ],
   },
   test: {
     include: ['apps/*/test/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],

@@ -22,7 +22,7 @@ export default async function setup(project: TestProject) {
   url.pathname = `/${name}`;
   const databaseUrl = url.toString();
 
-  const database = await openDatabase({ databaseUrl, dataDir: '' });
+  const database = await openDatabase({ databaseUrl, databasePoolSize: 2, dataDir: '' });
   await database.migrate();
   await database.close();
   project.provide('databaseUrl', databaseUrl);

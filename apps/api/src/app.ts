@@ -10,8 +10,12 @@ import { installErrorHandling } from './plugins/errors.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installValidation } from './plugins/validation.js';
 import { healthRoutes } from './routes/health.js';
+import { agentRoutes } from './routes/v1/agents.js';
 import { apiKeyRoutes } from './routes/v1/api-keys.js';
 import { authRoutes } from './routes/v1/auth.js';
+import { evaluationRoutes } from './routes/v1/evaluate.js';
+import { traceRoutes } from './routes/v1/traces.js';
+import { policyRoutes } from './routes/v1/policies.js';
 import { userRoutes } from './routes/v1/users.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -49,6 +53,10 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
       await v1.register(authRoutes, options);
       await v1.register(userRoutes, options);
       await v1.register(apiKeyRoutes, options);
+      await v1.register(evaluationRoutes, options);
+      await v1.register(traceRoutes, options);
+      await v1.register(agentRoutes, options);
+      await v1.register(policyRoutes, options);
     },
     { prefix: '/api/v1' },
   );

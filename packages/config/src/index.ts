@@ -11,6 +11,8 @@ export interface Config {
   readonly logLevel: string;
   /** postgres:// URL of a PostgreSQL server; null selects embedded PostgreSQL (PGlite). */
   readonly databaseUrl: string | null;
+  /** Connections to PostgreSQL per process; at least 2, as migrations hold one for their lock. */
+  readonly databasePoolSize: number;
   /** Where embedded PostgreSQL keeps its files. */
   readonly dataDir: string;
   readonly migrateOnStart: boolean;
@@ -36,6 +38,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, 'PORT', 4000, { min: 0, max: 65_535 }),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, { min: 2, max: 1_000 }),
     dataDir: text(env, 'DATA_DIR', './.data'),
     migrateOnStart: boolean(env, 'MIGRATE_ON_START', true),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),

@@ -105,7 +105,7 @@ CREATE TABLE "policy_versions" (
 );
 --> statement-breakpoint
 CREATE TABLE "trace_events" (
-	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"id" uuid NOT NULL,
 	"tenant_id" uuid NOT NULL,
 	"trace_id" uuid NOT NULL,
 	"seq" integer NOT NULL,
@@ -118,7 +118,8 @@ CREATE TABLE "trace_events" (
 	"policy_version" integer,
 	"approval_request_id" uuid,
 	"metadata" jsonb,
-	"integrity_hash" text
+	"integrity_hash" text,
+	CONSTRAINT "trace_events_pkey" PRIMARY KEY("trace_id","seq")
 );
 --> statement-breakpoint
 CREATE TABLE "traces" (
@@ -249,20 +250,12 @@ ALTER TABLE "policy_rules" ADD CONSTRAINT "policy_rules_tenant_id_tenants_id_fk"
 ALTER TABLE "policy_rules" ADD CONSTRAINT "policy_rules_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."agents"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "policy_versions" ADD CONSTRAINT "policy_versions_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "policy_versions" ADD CONSTRAINT "policy_versions_policy_rule_id_policy_rules_id_fk" FOREIGN KEY ("policy_rule_id") REFERENCES "public"."policy_rules"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "trace_events" ADD CONSTRAINT "trace_events_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "trace_events" ADD CONSTRAINT "trace_events_trace_id_traces_id_fk" FOREIGN KEY ("trace_id") REFERENCES "public"."traces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "traces" ADD CONSTRAINT "traces_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "traces" ADD CONSTRAINT "traces_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."agents"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "approval_requests" ADD CONSTRAINT "approval_requests_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "approval_requests" ADD CONSTRAINT "approval_requests_trace_id_traces_id_fk" FOREIGN KEY ("trace_id") REFERENCES "public"."traces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "approval_requests" ADD CONSTRAINT "approval_requests_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."agents"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_endpoint_id_webhook_endpoints_id_fk" FOREIGN KEY ("endpoint_id") REFERENCES "public"."webhook_endpoints"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhook_endpoints" ADD CONSTRAINT "webhook_endpoints_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "chat_integrations" ADD CONSTRAINT "chat_integrations_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "notification_settings" ADD CONSTRAINT "notification_settings_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "subscriptions" ADD CONSTRAINT "subscriptions_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "outbox" ADD CONSTRAINT "outbox_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "api_keys_key_hash" ON "api_keys" USING btree ("key_hash");--> statement-breakpoint
 CREATE INDEX "api_keys_tenant" ON "api_keys" USING btree ("tenant_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "sessions_token_hash" ON "sessions" USING btree ("token_hash");--> statement-breakpoint
@@ -274,7 +267,6 @@ CREATE INDEX "agents_tenant" ON "agents" USING btree ("tenant_id","created_at");
 CREATE INDEX "policy_rules_active_by_agent" ON "policy_rules" USING btree ("tenant_id","agent_id") WHERE "policy_rules"."is_active";--> statement-breakpoint
 CREATE INDEX "policy_rules_tenant" ON "policy_rules" USING btree ("tenant_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "policy_versions_rule_version" ON "policy_versions" USING btree ("policy_rule_id","version");--> statement-breakpoint
-CREATE UNIQUE INDEX "trace_events_trace_seq" ON "trace_events" USING btree ("trace_id","seq");--> statement-breakpoint
 CREATE INDEX "trace_events_tenant_time" ON "trace_events" USING btree ("tenant_id","timestamp");--> statement-breakpoint
 CREATE INDEX "traces_tenant_started" ON "traces" USING btree ("tenant_id","started_at");--> statement-breakpoint
 CREATE INDEX "traces_tenant_agent_started" ON "traces" USING btree ("tenant_id","agent_id","started_at");--> statement-breakpoint

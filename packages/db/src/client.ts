@@ -21,6 +21,12 @@ export interface Database {
   readonly driver: 'postgres' | 'pglite';
   /** Rows of a raw statement, whatever the driver's result shape. */
   rows<T>(query: Parameters<Db['execute']>[0], executor?: Executor): Promise<T[]>;
+  /**
+   * A constant statement with positional parameters, prepared once per connection. For hot
+   * paths only, where building the query through the ORM on every call would cost more than
+   * the database's own work.
+   */
+  prepared<T>(text: string, params: readonly unknown[]): Promise<T[]>;
   /** Subscribes to a notification channel; resolves to the function that unsubscribes. */
   listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
   migrate(): Promise<void>;
@@ -31,18 +37,20 @@ const migrationsFolder = fileURLToPath(new URL('../migrations', import.meta.url)
 /** Serialises start-up migrations across processes sharing one server. */
 const MIGRATION_LOCK = 7_212_004_001;
 
-export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Database> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl) : openPglite(config.dataDir);
+export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir'>): Promise<Database> {
+  return config.databaseUrl ? openPostgres(config.databaseUrl, config.databasePoolSize) : openPglite(config.dataDir);
 }
 
-function openPostgres(url: string): Database {
-  const client = postgres(url, { max: 20, onnotice: () => {}, connection: { application_name: 'agent-governance' } });
+function openPostgres(url: string, poolSize: number): Database {
+  const client = postgres(url, { max: poolSize, onnotice: () => {}, connection: { application_name: 'agent-governance' } });
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
   return {
     db,
     driver: 'postgres',
     rows: async <T>(query: Parameters<Db['execute']>[0], executor: Executor = db) =>
       (await executor.execute(query)) as unknown as T[],
+    prepared: async <T>(text: string, params: readonly unknown[]) =>
+      (await client.unsafe(text, params as never[], { prepare: true })) as unknown as T[],
     async migrate() {
       const lock = await client.reserve();
       try {
@@ -70,6 +78,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     driver: 'pglite',
     rows: async <T>(query: Parameters<Db['execute']>[0], executor: Executor = db) =>
       ((await executor.execute(query)) as unknown as { rows: T[] }).rows,
+    prepared: async <T>(text: string, params: readonly unknown[]) => (await client.query<T>(text, [...params])).rows,
     async listen(channel, onMessage) {
       const unlisten = await client.listen(channel, onMessage);
       return unlisten;

@@ -1,2 +1,3 @@
 export * from './schema/index.js';
 export { openDatabase, type Database, type Db, type Executor, type Tx } from './client.js';
+export { jsonRows } from './json-rows.js';

@@ -20,27 +20,36 @@ export type Effect =
   | { kind: 'webhook'; event: WebhookEvent; data: Record<string, unknown> }
   | { kind: 'approval_email'; approvalId: string }
   | { kind: 'chat_card'; approvalId: string }
-  | { kind: 'approval_expiry'; approvalId: string; at: Date };
+  | { kind: 'approval_expiry'; approvalId: string; at: Date }
+  /** Events seq from..to of a trace were recorded: fans out as `audit.event` webhooks. */
+  | { kind: 'audit_events'; traceId: string; fromSeq: number; toSeq: number };
 
-export type OutboxRow = typeof outbox.$inferInsert;
+export type OutboxRow = typeof outbox.$inferSelect;
 
 /** Outbox rows for effects; a webhook gets its envelope (id, event, timestamp, tenant_id, data) now. */
 export function outboxRows(tenantId: string, effects: readonly Effect[], now: Date): OutboxRow[] {
-  return effects.map((effect) => {
-    switch (effect.kind) {
-      case 'webhook':
-        return {
-          tenantId,
-          kind: effect.kind,
-          availableAt: now,
-          payload: { id: randomUUID(), event: effect.event, timestamp: now.toISOString(), tenant_id: tenantId, data: effect.data },
-        };
-      case 'approval_expiry':
-        return { tenantId, kind: effect.kind, availableAt: effect.at, payload: { approval_id: effect.approvalId } };
-      default:
-        return { tenantId, kind: effect.kind, availableAt: now, payload: { approval_id: effect.approvalId } };
-    }
-  });
+  return effects.map((effect) => ({
+    id: randomUUID(),
+    tenantId,
+    kind: effect.kind,
+    payload: payloadOf(effect, tenantId, now),
+    availableAt: effect.kind === 'approval_expiry' ? effect.at : now,
+    attempts: 0,
+    lastError: null,
+    createdAt: now,
+    processedAt: null,
+  }));
+}
+
+function payloadOf(effect: Effect, tenantId: string, now: Date): Record<string, unknown> {
+  switch (effect.kind) {
+    case 'webhook':
+      return { id: randomUUID(), event: effect.event, timestamp: now.toISOString(), tenant_id: tenantId, data: effect.data };
+    case 'audit_events':
+      return { trace_id: effect.traceId, from_seq: effect.fromSeq, to_seq: effect.toSeq };
+    default:
+      return { approval_id: effect.approvalId };
+  }
 }
 
 /**

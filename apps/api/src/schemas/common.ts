@@ -1,4 +1,5 @@
 import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
+import { DATA_CLASSIFICATIONS, POLICY_EFFECTS } from '@agov/domain';
 
 /** A request body: unknown fields are rejected, never silently dropped. */
 export const Body = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
@@ -14,6 +15,19 @@ export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
 /** Human-entered text: non-empty, bounded. */
 export const Text = (maxLength = 200) => Type.String({ minLength: 1, maxLength });
+
+/** One of a fixed list of strings, typed as their union and shown as an enum in OpenAPI. */
+export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string } = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+
+export const DataClassification = StringEnum(DATA_CLASSIFICATIONS);
+export const Effect = StringEnum(POLICY_EFFECTS);
+
+/**
+ * Free-form JSON as the API returns it. The request-side `Freeform` declares no properties,
+ * and the response serializer would write such an object as `{}`.
+ */
+export const JsonObjectOut = Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]);
 
 /** Integers that PostgreSQL's integer column holds. */
 export const Int32 = (options: { minimum?: number; maximum?: number } = {}) =>

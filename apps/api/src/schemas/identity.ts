@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { ROLES, SCOPES } from '@agov/domain';
-import { Body, NullableTimestamp, PatchBody, Text, Timestamp } from './common.js';
+import { Body, NullableTimestamp, PatchBody, StringEnum, Text, Timestamp } from './common.js';
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const Password = Type.String({ minLength: 12, maxLength: 1024 });
-const Role = Type.Union(ROLES.map((role) => Type.Literal(role)));
-const ScopeName = Type.Union(SCOPES.map((scope) => Type.Literal(scope)));
+const Role = StringEnum(ROLES);
+const ScopeName = StringEnum(SCOPES);
 
 export const SignupBody = Body({ organization_name: Text(), name: Text(), email: Email, password: Password });
 export const LoginBody = Body({ email: Email, password: Type.String({ minLength: 1, maxLength: 1024 }) });

@@ -1,17 +1,16 @@
 import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { agents } from './agents.js';
 import { at, id } from './columns.js';
-import { tenants } from './identity.js';
-import { traces } from './traces.js';
+
+// Written by evaluate in the same statement as its trace: no foreign keys (see traces.ts).
 
 export const approvalRequests = pgTable(
   'approval_requests',
   {
     id: id(),
-    tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
-    traceId: uuid('trace_id').notNull().references(() => traces.id, { onDelete: 'cascade' }),
-    agentId: uuid('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+    tenantId: uuid('tenant_id').notNull(),
+    traceId: uuid('trace_id').notNull(),
+    agentId: uuid('agent_id').notNull(),
     policyRuleId: uuid('policy_rule_id'),
     requestedOperation: text('requested_operation').notNull(),
     targetIntegration: text('target_integration').notNull(),

@@ -1,14 +1,20 @@
-import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { agents } from './agents.js';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { at, id } from './columns.js';
-import { tenants } from './identity.js';
+
+/*
+ * Audit tables are append-only and written on every evaluate. They carry no foreign keys to
+ * tenants or agents: each referential check would lock the same hot tenant and agent rows in
+ * every concurrent evaluation, and an audit trail must never vanish through a cascade. The
+ * references are sound by construction: one statement writes a trace with its events, and
+ * tenant and agent come from the authenticated request; neither is ever hard-deleted.
+ */
 
 export const traces = pgTable(
   'traces',
   {
     id: id(),
-    tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
-    agentId: uuid('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+    tenantId: uuid('tenant_id').notNull(),
+    agentId: uuid('agent_id').notNull(),
     agentName: text('agent_name').notNull(),
     authorityModel: text('authority_model').notNull(),
     requestedOperation: text('requested_operation').notNull(),
@@ -40,9 +46,9 @@ export const traces = pgTable(
 export const traceEvents = pgTable(
   'trace_events',
   {
-    id: id(),
-    tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
-    traceId: uuid('trace_id').notNull().references(() => traces.id, { onDelete: 'cascade' }),
+    id: uuid('id').notNull(),
+    tenantId: uuid('tenant_id').notNull(),
+    traceId: uuid('trace_id').notNull(),
     /** Position in the trace's chain, from 1. */
     seq: integer('seq').notNull(),
     eventType: text('event_type').notNull(),
@@ -57,7 +63,7 @@ export const traceEvents = pgTable(
     integrityHash: text('integrity_hash'),
   },
   (t) => [
-    uniqueIndex('trace_events_trace_seq').on(t.traceId, t.seq),
+    primaryKey({ name: 'trace_events_pkey', columns: [t.traceId, t.seq] }),
     index('trace_events_tenant_time').on(t.tenantId, t.timestamp),
   ],
 );

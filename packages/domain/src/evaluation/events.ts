@@ -1,0 +1,97 @@
+import type { NewEvent } from '../audit/events.js';
+import type { AgentRow } from '../policy/decision-inputs.js';
+import type { ActionRequest } from '../policy/matching.js';
+import type { RiskClassification } from '../policy/risk.js';
+import type { Decision } from './decide.js';
+
+/** Actor names of the service's own components in the audit trail. */
+export const ACTORS = {
+  identity: 'identity-resolver',
+  policyEngine: 'policy-engine',
+  approvals: 'approval-service',
+  system: 'governance-service',
+} as const;
+
+interface Evaluated {
+  agent: AgentRow;
+  request: ActionRequest;
+  decision: Decision;
+  rulesConsidered: number;
+  approval: { id: string; risk: RiskClassification; expiresAt: Date } | null;
+}
+
+/** The events one evaluation records, in order, per the CONTRACT's event lists. */
+export function evaluationEvents({ agent, request, decision, rulesConsidered, approval }: Evaluated): NewEvent[] {
+  const { rule } = decision;
+  const action = `${request.operation} on ${request.target_integration} (${request.resource_scope})`;
+  const events: NewEvent[] = [
+    {
+      event_type: 'trace_initiated',
+      actor_type: 'agent',
+      actor_name: agent.name,
+      description: `Agent ${agent.name} requested ${action}`,
+      status: 'started',
+      metadata: { ...request },
+    },
+    {
+      event_type: 'identity_resolved',
+      actor_type: 'system',
+      actor_name: ACTORS.identity,
+      description: `Resolved agent ${agent.name} (${agent.lifecycleState})`,
+      status: agent.lifecycleState === 'active' ? 'resolved' : agent.lifecycleState,
+      metadata: {
+        agent_id: agent.id,
+        lifecycle_state: agent.lifecycleState,
+        authority_model: agent.authorityModel,
+        identity_mode: agent.identityMode,
+        delegation_model: agent.delegationModel,
+        autonomy_tier: agent.autonomyTier,
+        environment: agent.environment,
+      },
+    },
+    {
+      event_type: 'policy_evaluated',
+      actor_type: 'policy_engine',
+      actor_name: ACTORS.policyEngine,
+      description: rule ? `Rule "${rule.policyName}" (priority ${rule.priority}) decided ${decision.effect}` : decision.reason,
+      status: decision.effect,
+      policy_version: rule?.policyVersion ?? null,
+      metadata: { policy_rule_id: rule?.id ?? null, policy_name: rule?.policyName ?? null, rules_considered: rulesConsidered },
+    },
+  ];
+
+  switch (decision.effect) {
+    case 'deny':
+      events.push(
+        { event_type: 'operation_denied', actor_type: 'policy_engine', actor_name: ACTORS.policyEngine, description: decision.reason, status: 'denied', policy_version: rule?.policyVersion ?? null },
+        { event_type: 'trace_closed', actor_type: 'system', actor_name: ACTORS.system, description: 'Trace closed: operation denied', status: 'denied' },
+      );
+      break;
+    case 'allow':
+      events.push({ event_type: 'operation_allowed', actor_type: 'policy_engine', actor_name: ACTORS.policyEngine, description: `Allowed ${action}`, status: 'allowed', policy_version: rule?.policyVersion ?? null });
+      break;
+    case 'approval_required':
+      events.push(
+        {
+          event_type: 'sensitive_operation_detected',
+          actor_type: 'policy_engine',
+          actor_name: ACTORS.policyEngine,
+          description: `Sensitive operation: ${request.data_classification} data, ${approval!.risk} risk`,
+          status: approval!.risk,
+          policy_version: rule?.policyVersion ?? null,
+          metadata: { risk_classification: approval!.risk, data_classification: request.data_classification },
+        },
+        {
+          event_type: 'approval_requested',
+          actor_type: 'approval_service',
+          actor_name: ACTORS.approvals,
+          description: `Human approval requested; expires ${approval!.expiresAt.toISOString()}`,
+          status: 'pending',
+          approval_request_id: approval!.id,
+          metadata: { expires_at: approval!.expiresAt.toISOString() },
+        },
+      );
+      break;
+  }
+  return events;
+}

@@ -1,0 +1,65 @@
+import { and, asc, count, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
+import { approvalRequests, traceEvents, traces } from '@agov/db';
+import type { Principal } from '../access.js';
+import type { TraceEventRow } from '../audit/events.js';
+import { verifyChain } from '../audit/hash-chain.js';
+import type { Deps } from '../deps.js';
+import { notFound } from '../errors.js';
+import type { Page, Paged } from '../pagination.js';
+import type { ApprovalRow } from '../presenters/approvals.js';
+import { chainedFields, type TraceRow } from '../presenters/traces.js';
+
+export interface TraceFilters {
+  agent_id?: string;
+  outcome?: TraceRow['finalOutcome'];
+  from?: string;
+  to?: string;
+}
+
+export async function listTraces(deps: Deps, principal: Principal, filters: TraceFilters, page: Page): Promise<Paged<TraceRow>> {
+  const conditions: SQL[] = [eq(traces.tenantId, principal.tenantId)];
+  if (filters.agent_id) conditions.push(eq(traces.agentId, filters.agent_id));
+  if (filters.outcome) conditions.push(eq(traces.finalOutcome, filters.outcome));
+  if (filters.from) conditions.push(gte(traces.startedAt, new Date(filters.from)));
+  if (filters.to) conditions.push(lte(traces.startedAt, new Date(filters.to)));
+  const where = and(...conditions);
+  const { db } = deps.database;
+  const [items, [totals]] = await Promise.all([
+    db.select().from(traces).where(where).orderBy(desc(traces.startedAt), desc(traces.id)).limit(page.limit).offset(page.offset),
+    db.select({ total: count() }).from(traces).where(where),
+  ]);
+  return { items, total: totals?.total ?? 0 };
+}
+
+export interface TraceWithEvents {
+  trace: TraceRow;
+  events: TraceEventRow[];
+  approvals: ApprovalRow[];
+}
+
+/** A trace with its events in chain order and its approval requests. */
+export async function getTrace(deps: Deps, principal: Principal, traceId: string): Promise<TraceWithEvents> {
+  const { db } = deps.database;
+  const [[trace], events, approvals] = await Promise.all([
+    db.select().from(traces).where(and(eq(traces.id, traceId), eq(traces.tenantId, principal.tenantId))),
+    db.select().from(traceEvents).where(and(eq(traceEvents.traceId, traceId), eq(traceEvents.tenantId, principal.tenantId))).orderBy(asc(traceEvents.seq)),
+    db.select().from(approvalRequests).where(and(eq(approvalRequests.traceId, traceId), eq(approvalRequests.tenantId, principal.tenantId))).orderBy(asc(approvalRequests.requestedAt)),
+  ]);
+  if (!trace) throw notFound('Trace');
+  return { trace, events, approvals };
+}
+
+export interface Verification {
+  traceId: string;
+  valid: boolean;
+  eventCount: number;
+  verifiedAt: Date;
+  firstInvalidEventId: string | null;
+}
+
+/** Recomputes the trace's hash chain from the stored events. */
+export async function verifyTrace(deps: Deps, principal: Principal, traceId: string): Promise<Verification> {
+  const { events } = await getTrace(deps, principal, traceId);
+  const result = verifyChain(events.map(chainedFields));
+  return { traceId, valid: result.valid, eventCount: events.length, verifiedAt: deps.clock.now(), firstInvalidEventId: result.firstInvalidEventId };
+}
