@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalRequests, outbox, traces } from '@agov/db';
 import { createTestApp, keyWithScopes, request, sessionWithRole, signupTenant, type Credential, type Tenant, type TestApp } from './harness.js';
+import { cacheEntryFor, expectError, fieldsOf, newestFirst } from './assertions.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -56,25 +57,6 @@ const webhooks = async (tenantId: string) =>
   (await t.runtime.database.db.select().from(outbox).where(eq(outbox.tenantId, tenantId)))
     .filter((row) => row.kind === 'webhook')
     .map((row) => ({ event: row.payload.event, data: row.payload.data }));
-
-/** The list order: created_at descending, then id descending. */
-const newestFirst = (a: { created_at?: unknown; id: string }, b: { created_at?: unknown; id: string }) =>
-  String(b.created_at) < String(a.created_at) ? -1 : String(b.created_at) > String(a.created_at) ? 1 : b.id < a.id ? -1 : b.id > a.id ? 1 : 0;
-
-const fieldsOf = (response: { json(): { details: { fields: { field: string }[] } } }) => response.json().details.fields.map((f) => f.field);
-
-function expectError(response: { statusCode: number; json(): unknown }, status: number, error: string) {
-  expect(response.statusCode).toBe(status);
-  expect(response.json()).toMatchObject({ error, status, message: expect.any(String), request_id: expect.any(String) });
-}
-
-/** Puts a stale entry in the decision-input cache, to show a change evicts it. */
-function cacheEntryFor(agentId: string) {
-  const cache = t.runtime.deps.decisionInputs;
-  cache.set(agentId, {} as never, cache.ticket());
-  expect(cache.get(agentId)).toBeDefined();
-  return () => cache.get(agentId);
-}
 
 describe('POST /api/v1/agents', () => {
   it('creates an active agent and returns exactly the spec fields', async () => {
@@ -306,7 +288,7 @@ describe('PATCH /api/v1/agents/:id', () => {
   it('changes only the given fields and stamps modified_by and modified_at', async () => {
     const tenant = await signupTenant(t.app);
     const agent = await createAgent(tenant);
-    const stale = cacheEntryFor(agent.id);
+    const stale = cacheEntryFor(t, agent.id);
     const before = Date.now();
     const response = await patch(tenant.admin, `/api/v1/agents/${agent.id}`, { autonomy_tier: 'high', metadata: null });
     expect(response.statusCode).toBe(200);
@@ -390,7 +372,7 @@ describe('agent lifecycle', () => {
     const tenant = await signupTenant(t.app);
     const agent = await reach(tenant, from);
     const earlier = await webhooks(tenant.tenantId);
-    const stale = cacheEntryFor(agent.id);
+    const stale = cacheEntryFor(t, agent.id);
     const response = await post(tenant.admin, `/api/v1/agents/${agent.id}/${action}`);
     expect(response.statusCode).toBe(200);
     const moved = response.json().data;

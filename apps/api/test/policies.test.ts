@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox } from '@agov/db';
 import { createTestApp, keyWithScopes, request, sessionWithRole, signupTenant, type Credential, type Tenant, type TestApp } from './harness.js';
+import { cacheEntryFor, expectError, fieldsOf, newestFirst } from './assertions.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -59,29 +60,11 @@ const policyEvents = async (tenantId: string) =>
 
 const versions = async (tenant: Tenant, ruleId: string) => (await call(tenant.admin, 'GET', `/api/v1/policies/${ruleId}/versions`)).json().data as Json[];
 
-/** The list order: created_at descending, then id descending. */
-const newestFirst = (a: { created_at?: unknown; id: string }, b: { created_at?: unknown; id: string }) =>
-  String(b.created_at) < String(a.created_at) ? -1 : String(b.created_at) > String(a.created_at) ? 1 : b.id < a.id ? -1 : b.id > a.id ? 1 : 0;
-
-const fieldsOf = (response: { json(): { details: { fields: { field: string }[] } } }) => response.json().details.fields.map((f) => f.field);
-
-function expectError(response: { statusCode: number; json(): unknown }, status: number, error: string) {
-  expect(response.statusCode).toBe(status);
-  expect(response.json()).toMatchObject({ error, status, message: expect.any(String), request_id: expect.any(String) });
-}
-
-function cacheEntryFor(agentId: string) {
-  const cache = t.runtime.deps.decisionInputs;
-  cache.set(agentId, {} as never, cache.ticket());
-  expect(cache.get(agentId)).toBeDefined();
-  return () => cache.get(agentId);
-}
-
 describe('POST /api/v1/policies', () => {
   it('creates version 1 of an active rule, records version 1 and announces it', async () => {
     const tenant = await signupTenant(t.app);
     const agent = await createAgent(tenant);
-    const stale = cacheEntryFor(agent.id);
+    const stale = cacheEntryFor(t, agent.id);
     const body = ruleBody(agent.id);
     const response = await call(tenant.admin, 'POST', '/api/v1/policies', body);
     expect(response.statusCode).toBe(201);
@@ -227,7 +210,7 @@ describe('GET /api/v1/policies/:id', () => {
 describe('PATCH /api/v1/policies/:id', () => {
   it('applies the given fields as the next version and records what changed', async () => {
     const { tenant, agent, rule } = await setup();
-    const stale = cacheEntryFor(agent.id);
+    const stale = cacheEntryFor(t, agent.id);
     const before = Date.now();
     const response = await call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, { rationale: 'A changed rationale text', priority: 5, operation: 'refund' });
     expect(response.statusCode).toBe(200);
@@ -311,7 +294,7 @@ describe('PATCH /api/v1/policies/:id', () => {
 describe('DELETE /api/v1/policies/:id', () => {
   it('deactivates once, keeps the version, and announces only the first time', async () => {
     const { tenant, agent, rule } = await setup();
-    const stale = cacheEntryFor(agent.id);
+    const stale = cacheEntryFor(t, agent.id);
     const first = await call(tenant.admin, 'DELETE', `/api/v1/policies/${rule.id}`);
     expect(first.statusCode).toBe(200);
     const deleted = first.json().data;
