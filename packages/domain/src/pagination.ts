@@ -1,3 +1,7 @@
+import { count, type SQL } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { Db } from '@agov/db';
+
 export interface Page {
   limit: number;
   offset: number;
@@ -6,4 +10,19 @@ export interface Page {
 export interface Paged<T> {
   items: T[];
   total: number;
+}
+
+/** One page of a table's rows in the given order, with the total that `where` selects. */
+export async function pageOf<T extends PgTable>(
+  db: Db,
+  table: T,
+  where: SQL | undefined,
+  orderBy: (PgColumn | SQL)[],
+  page: Page,
+): Promise<Paged<T['$inferSelect']>> {
+  const [items, [counted]] = await Promise.all([
+    db.select().from(table as PgTable).where(where).orderBy(...orderBy).limit(page.limit).offset(page.offset),
+    db.select({ total: count() }).from(table as PgTable).where(where),
+  ]);
+  return { items: items as T['$inferSelect'][], total: counted?.total ?? 0 };
 }

@@ -1,10 +1,10 @@
-import { and, count, desc, eq, type SQL } from 'drizzle-orm';
+import { and, desc, eq, type SQL } from 'drizzle-orm';
 import { agents, type AuthorizedIntegration } from '@agov/db';
 import { actorName, type Principal } from '../access.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import { transactionInvalidating } from '../invalidation.js';
-import type { Page, Paged } from '../pagination.js';
+import { pageOf, type Page, type Paged } from '../pagination.js';
 import type { AgentRow } from '../policy/decision-inputs.js';
 import { textSearch } from './search.js';
 import type {
@@ -94,11 +94,7 @@ export async function listAgents(deps: Deps, principal: Principal, filters: Agen
     filters.autonomy_tier === undefined ? undefined : eq(agents.autonomyTier, filters.autonomy_tier),
     textSearch(filters.search, [agents.name, agents.description]),
   );
-  const [items, [totals]] = await Promise.all([
-    db.select().from(agents).where(where).orderBy(desc(agents.createdAt), desc(agents.id)).limit(page.limit).offset(page.offset),
-    db.select({ total: count() }).from(agents).where(where),
-  ]);
-  return { items, total: totals?.total ?? 0 };
+  return pageOf(db, agents, where, [desc(agents.createdAt), desc(agents.id)], page);
 }
 
 export async function getAgent(deps: Deps, principal: Principal, id: string): Promise<AgentRow> {

@@ -1,10 +1,10 @@
-import { and, count, desc, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import { apiKeys, type Executor } from '@agov/db';
 import type { Principal, Scope } from '../access.js';
 import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../errors.js';
 import { transactionInvalidating } from '../invalidation.js';
-import type { Page, Paged } from '../pagination.js';
+import { pageOf, type Page, type Paged } from '../pagination.js';
 import { randomHex, sha256Hex } from '../secrets.js';
 import type { CachedApiKey } from './api-key-cache.js';
 
@@ -48,13 +48,7 @@ export async function createApiKey(
 }
 
 export async function listApiKeys(deps: Deps, principal: Principal, page: Page): Promise<Paged<ApiKeyRow>> {
-  const { db } = deps.database;
-  const where = eq(apiKeys.tenantId, principal.tenantId);
-  const [items, [totals]] = await Promise.all([
-    db.select().from(apiKeys).where(where).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)).limit(page.limit).offset(page.offset),
-    db.select({ total: count() }).from(apiKeys).where(where),
-  ]);
-  return { items, total: totals?.total ?? 0 };
+  return pageOf(deps.database.db, apiKeys, eq(apiKeys.tenantId, principal.tenantId), [desc(apiKeys.createdAt), desc(apiKeys.id)], page);
 }
 
 export async function deleteApiKey(deps: Deps, principal: Principal, id: string): Promise<void> {

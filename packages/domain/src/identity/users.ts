@@ -4,7 +4,7 @@ import type { Principal, Role } from '../access.js';
 import { isUniqueViolation } from '../db-errors.js';
 import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../errors.js';
-import type { Page, Paged } from '../pagination.js';
+import { pageOf, type Page, type Paged } from '../pagination.js';
 import type { UserRow } from './accounts.js';
 import { hashPassword } from './passwords.js';
 
@@ -18,13 +18,7 @@ export interface CreateUserInput {
 export type UpdateUserInput = Partial<CreateUserInput>;
 
 export async function listUsers(deps: Deps, principal: Principal, page: Page): Promise<Paged<UserRow>> {
-  const { db } = deps.database;
-  const where = eq(users.tenantId, principal.tenantId);
-  const [items, [totals]] = await Promise.all([
-    db.select().from(users).where(where).orderBy(desc(users.createdAt), desc(users.id)).limit(page.limit).offset(page.offset),
-    db.select({ total: count() }).from(users).where(where),
-  ]);
-  return { items, total: totals?.total ?? 0 };
+  return pageOf(deps.database.db, users, eq(users.tenantId, principal.tenantId), [desc(users.createdAt), desc(users.id)], page);
 }
 
 export async function createUser(deps: Deps, principal: Principal, input: CreateUserInput): Promise<UserRow> {

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { and, count, desc, eq, type SQL } from 'drizzle-orm';
+import { and, desc, eq, type SQL } from 'drizzle-orm';
 import { agents, policyRules, policyVersions, type Tx } from '@agov/db';
 import { actorName, type Principal } from '../access.js';
 import { textSearch } from '../agents/search.js';
@@ -8,7 +8,7 @@ import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import { transactionInvalidating, type Invalidate } from '../invalidation.js';
 import { recordEffects } from '../outbox.js';
-import type { Page, Paged } from '../pagination.js';
+import { pageOf, type Page, type Paged } from '../pagination.js';
 import { presentPolicy } from '../presenters/policies.js';
 import { assertValidConditions } from './conditions.js';
 import type { PolicyRuleRow } from './decision-inputs.js';
@@ -147,11 +147,7 @@ export async function listPolicyRules(deps: Deps, principal: Principal, filters:
     filters.is_active === undefined ? undefined : eq(policyRules.isActive, filters.is_active),
     textSearch(filters.search, [policyRules.policyName, policyRules.rationale]),
   );
-  const [items, [totals]] = await Promise.all([
-    db.select().from(policyRules).where(where).orderBy(desc(policyRules.createdAt), desc(policyRules.id)).limit(page.limit).offset(page.offset),
-    db.select({ total: count() }).from(policyRules).where(where),
-  ]);
-  return { items, total: totals?.total ?? 0 };
+  return pageOf(db, policyRules, where, [desc(policyRules.createdAt), desc(policyRules.id)], page);
 }
 
 /** A rule of the tenant, active or not: soft-deleted rules stay readable. */
@@ -217,10 +213,9 @@ export async function deactivatePolicyRule(deps: Deps, principal: Principal, id:
 export async function listPolicyVersions(deps: Deps, principal: Principal, id: string, page: Page): Promise<Paged<PolicyVersionRow>> {
   const { db } = deps.database;
   const where = and(eq(policyVersions.policyRuleId, id), eq(policyVersions.tenantId, principal.tenantId));
-  const [, items, [totals]] = await Promise.all([
+  const [, versions] = await Promise.all([
     getPolicyRule(deps, principal, id),
-    db.select().from(policyVersions).where(where).orderBy(desc(policyVersions.version)).limit(page.limit).offset(page.offset),
-    db.select({ total: count() }).from(policyVersions).where(where),
+    pageOf(db, policyVersions, where, [desc(policyVersions.version)], page),
   ]);
-  return { items, total: totals?.total ?? 0 };
+  return versions;
 }

@@ -1,11 +1,11 @@
-import { and, asc, count, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import { approvalRequests, traceEvents, traces } from '@agov/db';
 import type { Principal } from '../access.js';
 import type { TraceEventRow } from '../audit/events.js';
 import { verifyChain } from '../audit/hash-chain.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
-import type { Page, Paged } from '../pagination.js';
+import { pageOf, type Page, type Paged } from '../pagination.js';
 import type { ApprovalRow } from '../presenters/approvals.js';
 import { chainedFields, type TraceRow } from '../presenters/traces.js';
 
@@ -22,13 +22,7 @@ export async function listTraces(deps: Deps, principal: Principal, filters: Trac
   if (filters.outcome) conditions.push(eq(traces.finalOutcome, filters.outcome));
   if (filters.from) conditions.push(gte(traces.startedAt, new Date(filters.from)));
   if (filters.to) conditions.push(lte(traces.startedAt, new Date(filters.to)));
-  const where = and(...conditions);
-  const { db } = deps.database;
-  const [items, [totals]] = await Promise.all([
-    db.select().from(traces).where(where).orderBy(desc(traces.startedAt), desc(traces.id)).limit(page.limit).offset(page.offset),
-    db.select({ total: count() }).from(traces).where(where),
-  ]);
-  return { items, total: totals?.total ?? 0 };
+  return pageOf(deps.database.db, traces, and(...conditions), [desc(traces.startedAt), desc(traces.id)], page);
 }
 
 export interface TraceWithEvents {
