@@ -13,7 +13,9 @@ import { healthRoutes } from './routes/health.js';
 import { agentRoutes } from './routes/v1/agents.js';
 import { apiKeyRoutes } from './routes/v1/api-keys.js';
 import { authRoutes } from './routes/v1/auth.js';
+import { approvalRoutes } from './routes/v1/approvals.js';
 import { evaluationRoutes } from './routes/v1/evaluate.js';
+import { exportRoutes } from './routes/v1/exports.js';
 import { traceRoutes } from './routes/v1/traces.js';
 import { policyRoutes } from './routes/v1/policies.js';
 import { userRoutes } from './routes/v1/users.js';
@@ -55,6 +57,8 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
       await v1.register(apiKeyRoutes, options);
       await v1.register(evaluationRoutes, options);
       await v1.register(traceRoutes, options);
+      await v1.register(exportRoutes, options);
+      await v1.register(approvalRoutes, options);
       await v1.register(agentRoutes, options);
       await v1.register(policyRoutes, options);
     },

@@ -10,6 +10,7 @@ import { createTestApp, keyWithScopes, request, sessionWithRole, signupTenant, t
 type Row = { method: string; path: string; scope: string; roles: readonly string[] };
 const ANY_ROLE = ['admin', 'reviewer', 'viewer'] as const;
 const ADMIN = ['admin'] as const;
+const REVIEWER_OR_ADMIN = ['reviewer', 'admin'] as const;
 
 export const ACCESS_TABLE: Row[] = [
   { method: 'POST', path: '/api/v1/auth/logout', scope: 'any', roles: ANY_ROLE },
@@ -40,6 +41,16 @@ export const ACCESS_TABLE: Row[] = [
   { method: 'GET', path: '/api/v1/traces', scope: 'traces:read', roles: ANY_ROLE },
   { method: 'GET', path: '/api/v1/traces/:traceId', scope: 'traces:read', roles: ANY_ROLE },
   { method: 'GET', path: '/api/v1/traces/:traceId/verify', scope: 'traces:read', roles: ANY_ROLE },
+  { method: 'POST', path: '/api/v1/traces/:traceId/outcome', scope: 'traces:write', roles: ANY_ROLE },
+  { method: 'GET', path: '/api/v1/traces/:traceId/export', scope: 'traces:read', roles: REVIEWER_OR_ADMIN },
+  { method: 'GET', path: '/api/v1/traces/export', scope: 'admin', roles: REVIEWER_OR_ADMIN },
+  { method: 'GET', path: '/api/v1/audit/export', scope: 'admin', roles: REVIEWER_OR_ADMIN },
+  { method: 'GET', path: '/api/v1/approvals', scope: 'approvals:read', roles: ANY_ROLE },
+  { method: 'GET', path: '/api/v1/approvals/count', scope: 'approvals:read', roles: ANY_ROLE },
+  { method: 'GET', path: '/api/v1/approvals/:id', scope: 'approvals:read', roles: ANY_ROLE },
+  { method: 'GET', path: '/api/v1/approvals/:id/status', scope: 'approvals:read', roles: ANY_ROLE },
+  { method: 'POST', path: '/api/v1/approvals/:id/approve', scope: 'approvals:write', roles: REVIEWER_OR_ADMIN },
+  { method: 'POST', path: '/api/v1/approvals/:id/deny', scope: 'approvals:write', roles: REVIEWER_OR_ADMIN },
 ];
 
 const PUBLIC_ROUTES = ['GET /health', 'POST /api/v1/auth/signup', 'POST /api/v1/auth/login'];

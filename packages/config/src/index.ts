@@ -19,6 +19,8 @@ export interface Config {
   /** redis:// URL for BullMQ and shared counters; null runs jobs in-process. */
   readonly redisUrl: string | null;
   readonly sessionTtlMs: number;
+  /** Most rows one export may hold (traces for the bulk CSV, events for the audit export). */
+  readonly exportMaxRows: number;
 }
 
 export class ConfigError extends Error {
@@ -43,6 +45,7 @@ export function loadConfig(env: Env = process.env): Config {
     migrateOnStart: boolean(env, 'MIGRATE_ON_START', true),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     sessionTtlMs: integer(env, 'SESSION_TTL_HOURS', 168, { min: 1, max: 8_760 }) * 3_600_000,
+    exportMaxRows: integer(env, 'EXPORT_MAX_ROWS', 100_000, { min: 1, max: 10_000_000 }),
   });
 }
 

@@ -22,6 +22,8 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
+    /** The trace the error concerns, shown as the body's `trace_id`. */
+    readonly traceId?: string,
   ) {
     super(message);
     this.name = 'AppError';

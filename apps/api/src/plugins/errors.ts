@@ -36,7 +36,9 @@ function send(reply: FastifyReply, body: ErrorBody) {
 }
 
 function toErrorBody(error: FastifyError | AppError, requestId: string): ErrorBody {
-  if (error instanceof AppError) return errorBody(error.code, error.message, requestId, error.details);
+  if (error instanceof AppError) {
+    return { ...errorBody(error.code, error.message, requestId, error.details), ...(error.traceId ? { trace_id: error.traceId } : {}) };
+  }
   if ('validation' in error && error.validation) {
     // A malformed id cannot name an existing resource: that is "not found", not bad input.
     if (error.validationContext === 'params') return errorBody('not_found', 'Resource not found', requestId);

@@ -17,7 +17,7 @@ export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 export const Text = (maxLength = 200) => Type.String({ minLength: 1, maxLength });
 
 /** One of a fixed list of strings, typed as their union and shown as an enum in OpenAPI. */
-export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string } = {}) =>
+export const StringEnum = <const T extends string>(values: readonly T[], options: { description?: string; default?: T } = {}) =>
   Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 
 export const DataClassification = StringEnum(DATA_CLASSIFICATIONS);

@@ -1,16 +1,41 @@
 import { Type } from '@sinclair/typebox';
-import { JsonObjectOut, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.js';
+import { Body, Freeform, JsonObjectOut, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.js';
 
 export const FinalOutcome = StringEnum(['in_progress', 'executed', 'blocked', 'denied', 'completed_with_approval', 'expired']);
 
 export const TraceIdParams = Type.Object({ traceId: Type.String({ format: 'uuid' }) });
 
+/** A range bound: an ISO 8601 date-time, or a calendar date covering that whole day (UTC). */
+export const TimeBound = Type.Unsafe<string>({
+  type: 'string',
+  anyOf: [{ format: 'date-time' }, { format: 'date' }],
+  description: 'ISO 8601 date-time, or a date (YYYY-MM-DD) meaning that whole day in UTC',
+});
+
 export const TraceListQuery = Type.Object({
   agent_id: Type.Optional(Type.String({ format: 'uuid' })),
   outcome: Type.Optional(FinalOutcome),
-  from: Type.Optional(Timestamp),
-  to: Type.Optional(Timestamp),
+  from: Type.Optional(TimeBound),
+  to: Type.Optional(TimeBound),
   ...PageQuery,
+});
+
+export const OutcomeBody = Body({
+  status: StringEnum(['success', 'error']),
+  metadata: Type.Optional(Freeform),
+});
+
+export const TraceExportQuery = Type.Object({
+  from: TimeBound,
+  to: TimeBound,
+  format: StringEnum(['csv']),
+  agent_id: Type.Optional(Type.String({ format: 'uuid' })),
+});
+
+export const AuditExportQuery = Type.Object({
+  from: TimeBound,
+  to: TimeBound,
+  format: StringEnum(['json', 'csv'], { default: 'json' }),
 });
 
 const traceCore = {
@@ -47,12 +72,30 @@ export const AuditEvent = Type.Object({
   integrity_hash: Type.Union([Type.String(), Type.Null()]),
 });
 
+const TraceApprovalSummary = {
+  id: Type.String(),
+  status: Type.String(),
+  approver_name: Type.Union([Type.String(), Type.Null()]),
+  decided_at: NullableTimestamp,
+};
+
 export const TraceDetail = Type.Object({
   ...TraceRecord.properties,
   events: Type.Array(AuditEvent),
+  approval_requests: Type.Array(Type.Object(TraceApprovalSummary)),
+});
+
+export const TraceExport = Type.Object({
+  trace: TraceRecord,
+  events: Type.Array(AuditEvent),
   approval_requests: Type.Array(
-    Type.Object({ id: Type.String(), status: Type.String(), approver_name: Type.Union([Type.String(), Type.Null()]), decided_at: NullableTimestamp }),
+    Type.Object({
+      ...TraceApprovalSummary,
+      flag_reason: Type.String(),
+      decision_note: Type.Union([Type.String(), Type.Null()]),
+    }),
   ),
+  exported_at: Timestamp,
 });
 
 export const Verification = Type.Object({

@@ -38,7 +38,8 @@ export const traces = pgTable(
     completedAt: at('completed_at'),
   },
   (t) => [
-    index('traces_tenant_started').on(t.tenantId, t.startedAt),
+    // started_at then id: the list's order and the export's keyset.
+    index('traces_tenant_started').on(t.tenantId, t.startedAt, t.id),
     index('traces_tenant_agent_started').on(t.tenantId, t.agentId, t.startedAt),
   ],
 );
@@ -64,6 +65,7 @@ export const traceEvents = pgTable(
   },
   (t) => [
     primaryKey({ name: 'trace_events_pkey', columns: [t.traceId, t.seq] }),
-    index('trace_events_tenant_time').on(t.tenantId, t.timestamp),
+    // The audit export's order and keyset.
+    index('trace_events_tenant_time').on(t.tenantId, t.timestamp, t.traceId, t.seq),
   ],
 );

@@ -1,5 +1,7 @@
 import type { approvalRequests } from '@agov/db';
+import type { ApprovalDetail } from '../approvals/approvals.js';
 import { iso, isoOrNull } from './time.js';
+import { presentTraceListItem } from './traces.js';
 
 export type ApprovalRow = typeof approvalRequests.$inferSelect;
 
@@ -23,4 +25,33 @@ export const presentApproval = (approval: ApprovalRow) => ({
   decided_at: isoOrNull(approval.decidedAt),
   approver_name: approval.approverName,
   decision_note: approval.decisionNote,
+});
+
+/** The lightweight poll: where the request stands and who decided it. */
+export const presentApprovalStatus = (approval: ApprovalRow) => ({
+  id: approval.id,
+  status: approval.status,
+  decided_at: isoOrNull(approval.decidedAt),
+  approver_name: approval.approverName,
+  decision_note: approval.decisionNote,
+});
+
+/**
+ * The detail view: the request, a summary of the agent that asked (no configuration, which
+ * an approvals reader may not see), and the trace as the trace list shows it.
+ */
+export const presentApprovalDetail = ({ approval, agent, trace }: ApprovalDetail) => ({
+  ...presentApproval(approval),
+  agent: agent && {
+    id: agent.id,
+    name: agent.name,
+    description: agent.description,
+    owner_name: agent.ownerName,
+    team: agent.team,
+    environment: agent.environment,
+    authority_model: agent.authorityModel,
+    autonomy_tier: agent.autonomyTier,
+    lifecycle_state: agent.lifecycleState,
+  },
+  trace: trace && presentTraceListItem(trace),
 });

@@ -1,6 +1,7 @@
 import type { traces } from '@agov/db';
 import type { TraceEventRow } from '../audit/events.js';
 import type { ChainedEvent } from '../audit/hash-chain.js';
+import type { ApprovalRow } from './approvals.js';
 import { iso, isoOrNull } from './time.js';
 
 export type TraceRow = typeof traces.$inferSelect;
@@ -58,4 +59,93 @@ export const presentEvent = (event: TraceEventRow) => ({
 export const chainedFields = (event: TraceEventRow): ChainedEvent & { integrity_hash: string | null } => ({
   ...presentEvent(event),
   trace_id: event.traceId,
+});
+
+/** The bulk export's columns, in the spec's order. */
+export const TRACE_EXPORT_COLUMNS = [
+  'trace_id',
+  'agent_id',
+  'agent_name',
+  'operation',
+  'target_integration',
+  'resource_scope',
+  'data_classification',
+  'final_outcome',
+  'started_at',
+  'completed_at',
+  'duration_ms',
+  'approval_required',
+  'approver_name',
+  'approval_decision',
+  'approval_decided_at',
+  'policy_rule_id',
+  'policy_version',
+] as const;
+
+/** The approval fields the bulk export shows beside its trace; null when there was none. */
+export type ExportedApproval = Pick<ApprovalRow, 'status' | 'approverName' | 'decidedAt'> | null;
+
+export const presentTraceExportRow = (trace: TraceRow, approval: ExportedApproval): Record<(typeof TRACE_EXPORT_COLUMNS)[number], string | number | boolean | null> => ({
+  trace_id: trace.id,
+  agent_id: trace.agentId,
+  agent_name: trace.agentName,
+  operation: trace.requestedOperation,
+  target_integration: trace.targetIntegration,
+  resource_scope: trace.resourceScope,
+  data_classification: trace.dataClassification,
+  final_outcome: trace.finalOutcome,
+  started_at: iso(trace.startedAt),
+  completed_at: isoOrNull(trace.completedAt),
+  duration_ms: durationMs(trace),
+  approval_required: trace.decision === 'approval_required',
+  approver_name: approval?.approverName ?? null,
+  // The request's status: pending, approved, denied or expired.
+  approval_decision: approval?.status ?? null,
+  approval_decided_at: approval ? isoOrNull(approval.decidedAt) : null,
+  policy_rule_id: trace.policyRuleId,
+  policy_version: trace.policyVersion,
+});
+
+/** The audit export's fields, in the spec's order; also the data of an `audit.event` webhook. */
+export const AUDIT_EXPORT_COLUMNS = [
+  'event_id',
+  'trace_id',
+  'agent_id',
+  'event_type',
+  'actor_type',
+  'actor_name',
+  'description',
+  'status',
+  'timestamp',
+  'policy_version',
+  'integrity_hash',
+] as const;
+
+export const presentAuditExportRow = (event: TraceEventRow, agentId: string): Record<(typeof AUDIT_EXPORT_COLUMNS)[number], string | number | null> => ({
+  event_id: event.id,
+  trace_id: event.traceId,
+  agent_id: agentId,
+  event_type: event.eventType,
+  actor_type: event.actorType,
+  actor_name: event.actorName,
+  description: event.description,
+  status: event.status,
+  timestamp: iso(event.timestamp),
+  policy_version: event.policyVersion,
+  integrity_hash: event.integrityHash,
+});
+
+/** A single trace as a self-contained file: the trace, its full chain, its approvals. */
+export const presentTraceExport = (trace: TraceRow, events: readonly TraceEventRow[], approvals: readonly ApprovalRow[], exportedAt: Date) => ({
+  trace: presentTraceRecord(trace),
+  events: events.map(presentEvent),
+  approval_requests: approvals.map((approval) => ({
+    id: approval.id,
+    status: approval.status,
+    flag_reason: approval.flagReason,
+    approver_name: approval.approverName,
+    decision_note: approval.decisionNote,
+    decided_at: isoOrNull(approval.decidedAt),
+  })),
+  exported_at: iso(exportedAt),
 });

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import { approvalRequests, traceEvents, traces } from '@agov/db';
 import type { Principal } from '../access.js';
+import type { TimeRange } from '../time-range.js';
 import type { TraceEventRow } from '../audit/events.js';
 import { verifyChain } from '../audit/hash-chain.js';
 import type { Deps } from '../deps.js';
@@ -9,19 +10,17 @@ import { pageOf, type Page, type Paged } from '../pagination.js';
 import type { ApprovalRow } from '../presenters/approvals.js';
 import { chainedFields, type TraceRow } from '../presenters/traces.js';
 
-export interface TraceFilters {
+export interface TraceFilters extends Partial<TimeRange> {
   agent_id?: string;
   outcome?: TraceRow['finalOutcome'];
-  from?: string;
-  to?: string;
 }
 
 export async function listTraces(deps: Deps, principal: Principal, filters: TraceFilters, page: Page): Promise<Paged<TraceRow>> {
   const conditions: SQL[] = [eq(traces.tenantId, principal.tenantId)];
   if (filters.agent_id) conditions.push(eq(traces.agentId, filters.agent_id));
   if (filters.outcome) conditions.push(eq(traces.finalOutcome, filters.outcome));
-  if (filters.from) conditions.push(gte(traces.startedAt, new Date(filters.from)));
-  if (filters.to) conditions.push(lte(traces.startedAt, new Date(filters.to)));
+  if (filters.from) conditions.push(gte(traces.startedAt, filters.from));
+  if (filters.to) conditions.push(lte(traces.startedAt, filters.to));
   return pageOf(deps.database.db, traces, and(...conditions), [desc(traces.startedAt), desc(traces.id)], page);
 }
 

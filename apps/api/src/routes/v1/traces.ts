@@ -1,20 +1,38 @@
-import { getTrace, listTraces, presentEvent, presentTraceListItem, presentTraceRecord, verifyTrace } from '@agov/domain';
+import {
+  getTrace,
+  listTraces,
+  presentEvent,
+  presentTraceExport,
+  presentTraceListItem,
+  presentTraceRecord,
+  recordOutcome,
+  timeRange,
+  verifyTrace,
+} from '@agov/domain';
 import { ACCESS } from '../../access.js';
 import { PagedList } from '../../schemas/common.js';
-import { TraceDetail, TraceIdParams, TraceListItem, TraceListQuery, Verification } from '../../schemas/traces.js';
+import {
+  OutcomeBody,
+  TraceDetail,
+  TraceExport,
+  TraceIdParams,
+  TraceListItem,
+  TraceListQuery,
+  Verification,
+} from '../../schemas/traces.js';
 import type { Routes } from '../types.js';
 
 export const traceRoutes: Routes = async (app, { deps }) => {
-  const config = { access: ACCESS.tracesRead };
+  const read = { access: ACCESS.tracesRead };
   const tags = ['traces'];
 
-  app.get('/traces', { config, schema: { tags, querystring: TraceListQuery, response: { 200: PagedList(TraceListItem) } } }, async (request) => {
-    const { limit, offset, ...filters } = request.query;
-    const page = await listTraces(deps, request.principal, filters, { limit, offset });
+  app.get('/traces', { config: read, schema: { tags, querystring: TraceListQuery, response: { 200: PagedList(TraceListItem) } } }, async (request) => {
+    const { limit, offset, from, to, ...filters } = request.query;
+    const page = await listTraces(deps, request.principal, { ...filters, ...timeRange({ from, to }) }, { limit, offset });
     return { data: page.items.map(presentTraceListItem), pagination: { total: page.total, limit, offset } };
   });
 
-  app.get('/traces/:traceId', { config, schema: { tags, params: TraceIdParams, response: { 200: TraceDetail } } }, async (request) => {
+  app.get('/traces/:traceId', { config: read, schema: { tags, params: TraceIdParams, response: { 200: TraceDetail } } }, async (request) => {
     const { trace, events, approvals } = await getTrace(deps, request.principal, request.params.traceId);
     return {
       ...presentTraceRecord(trace),
@@ -28,7 +46,16 @@ export const traceRoutes: Routes = async (app, { deps }) => {
     };
   });
 
-  app.get('/traces/:traceId/verify', { config, schema: { tags, params: TraceIdParams, response: { 200: Verification } } }, async (request) => {
+  app.post(
+    '/traces/:traceId/outcome',
+    { config: { access: ACCESS.tracesOutcome }, schema: { tags, params: TraceIdParams, body: OutcomeBody, response: { 204: { type: 'null' } } } },
+    async (request, reply) => {
+      await recordOutcome(deps, request.principal, request.params.traceId, request.body);
+      return reply.status(204).send();
+    },
+  );
+
+  app.get('/traces/:traceId/verify', { config: read, schema: { tags, params: TraceIdParams, response: { 200: Verification } } }, async (request) => {
     const result = await verifyTrace(deps, request.principal, request.params.traceId);
     return {
       trace_id: result.traceId,
@@ -38,4 +65,14 @@ export const traceRoutes: Routes = async (app, { deps }) => {
       ...(result.firstInvalidEventId ? { first_invalid_event: result.firstInvalidEventId } : {}),
     };
   });
+
+  app.get(
+    '/traces/:traceId/export',
+    { config: { access: ACCESS.traceExport }, schema: { tags, params: TraceIdParams, response: { 200: TraceExport } } },
+    async (request, reply) => {
+      const { trace, events, approvals } = await getTrace(deps, request.principal, request.params.traceId);
+      reply.header('content-disposition', `attachment; filename="trace-${trace.id}.json"`);
+      return presentTraceExport(trace, events, approvals, deps.clock.now());
+    },
+  );
 };

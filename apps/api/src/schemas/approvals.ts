@@ -1,0 +1,72 @@
+import { Type } from '@sinclair/typebox';
+import { Body, JsonObjectOut, NullableTimestamp, PageQuery, StringEnum, Text, Timestamp } from './common.js';
+import { TraceListItem } from './traces.js';
+
+const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired'] as const;
+export const ApprovalStatus = StringEnum(APPROVAL_STATUSES);
+
+export const ApprovalListQuery = Type.Object({
+  status: Type.Optional(ApprovalStatus),
+  agent_id: Type.Optional(Type.String({ format: 'uuid' })),
+  ...PageQuery,
+});
+
+export const ApprovalCountQuery = Type.Object({ status: Type.Optional(ApprovalStatus) });
+
+export const DecisionBody = Body({
+  approver_name: Text(200),
+  decision_note: Type.Optional(Type.String({ maxLength: 2000 })),
+});
+
+const nullableString = Type.Union([Type.String(), Type.Null()]);
+
+export const Approval = Type.Object({
+  id: Type.String(),
+  trace_id: Type.String(),
+  agent_id: Type.String(),
+  requested_operation: Type.String(),
+  target_integration: Type.String(),
+  resource_scope: Type.String(),
+  data_classification: Type.String(),
+  risk_classification: StringEnum(['low', 'medium', 'high', 'critical']),
+  authority_model: Type.String(),
+  delegated_from: Type.String(),
+  policy_effect: Type.String(),
+  flag_reason: Type.String(),
+  status: ApprovalStatus,
+  context_snapshot: JsonObjectOut,
+  expires_at: Timestamp,
+  requested_at: Timestamp,
+  decided_at: NullableTimestamp,
+  approver_name: nullableString,
+  decision_note: nullableString,
+});
+
+export const ApprovalDetail = Type.Object({
+  ...Approval.properties,
+  agent: Type.Union([
+    Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      description: Type.String(),
+      owner_name: Type.String(),
+      team: Type.String(),
+      environment: Type.String(),
+      authority_model: Type.String(),
+      autonomy_tier: Type.String(),
+      lifecycle_state: Type.String(),
+    }),
+    Type.Null(),
+  ]),
+  trace: Type.Union([TraceListItem, Type.Null()]),
+});
+
+export const ApprovalStatusResponse = Type.Object({
+  id: Type.String(),
+  status: ApprovalStatus,
+  decided_at: NullableTimestamp,
+  approver_name: nullableString,
+  decision_note: nullableString,
+});
+
+export const ApprovalCount = Type.Object({ count: Type.Integer() });

@@ -1,0 +1,69 @@
+import { and, count, desc, eq, type SQL } from 'drizzle-orm';
+import { agents, approvalRequests, traces } from '@agov/db';
+import type { Principal } from '../access.js';
+import type { Deps } from '../deps.js';
+import { notFound } from '../errors.js';
+import { pageOf, type Page, type Paged } from '../pagination.js';
+import type { ApprovalRow } from '../presenters/approvals.js';
+import type { AgentRow } from '../policy/decision-inputs.js';
+import type { TraceRow } from '../presenters/traces.js';
+import { expireApproval } from './decisions.js';
+
+export type ApprovalStatus = ApprovalRow['status'];
+
+export interface ApprovalFilters {
+  status?: ApprovalStatus;
+  agent_id?: string;
+}
+
+export async function listApprovals(deps: Deps, principal: Principal, filters: ApprovalFilters, page: Page): Promise<Paged<ApprovalRow>> {
+  const conditions: SQL[] = [eq(approvalRequests.tenantId, principal.tenantId)];
+  if (filters.status) conditions.push(eq(approvalRequests.status, filters.status));
+  if (filters.agent_id) conditions.push(eq(approvalRequests.agentId, filters.agent_id));
+  return pageOf(deps.database.db, approvalRequests, and(...conditions), [desc(approvalRequests.requestedAt), desc(approvalRequests.id)], page);
+}
+
+/** How many of the tenant's requests have this status; all of them without one. */
+export async function countApprovals(deps: Deps, principal: Principal, status?: ApprovalStatus): Promise<number> {
+  const conditions: SQL[] = [eq(approvalRequests.tenantId, principal.tenantId)];
+  if (status) conditions.push(eq(approvalRequests.status, status));
+  const [counted] = await deps.database.db.select({ total: count() }).from(approvalRequests).where(and(...conditions));
+  return counted?.total ?? 0;
+}
+
+/**
+ * One request as it stands now. A request read after its `expires_at` that the sweep has
+ * not reached yet is expired first, so a client polling it never waits on a dead worker.
+ */
+export async function getApproval(deps: Deps, principal: Principal, id: string): Promise<ApprovalRow> {
+  const approval = await findApproval(deps, principal, id);
+  if (approval.status !== 'pending' || approval.expiresAt > deps.clock.now()) return approval;
+  await expireApproval(deps, principal.tenantId, id);
+  return findApproval(deps, principal, id);
+}
+
+async function findApproval(deps: Deps, principal: Principal, id: string): Promise<ApprovalRow> {
+  const [approval] = await deps.database.db
+    .select()
+    .from(approvalRequests)
+    .where(and(eq(approvalRequests.id, id), eq(approvalRequests.tenantId, principal.tenantId)));
+  if (!approval) throw notFound('Approval request');
+  return approval;
+}
+
+export interface ApprovalDetail {
+  approval: ApprovalRow;
+  agent: AgentRow | null;
+  trace: TraceRow | null;
+}
+
+/** The request with the agent that asked and the trace it belongs to. */
+export async function getApprovalDetail(deps: Deps, principal: Principal, id: string): Promise<ApprovalDetail> {
+  const approval = await getApproval(deps, principal, id);
+  const { db } = deps.database;
+  const [[agent], [trace]] = await Promise.all([
+    db.select().from(agents).where(and(eq(agents.id, approval.agentId), eq(agents.tenantId, principal.tenantId))),
+    db.select().from(traces).where(and(eq(traces.id, approval.traceId), eq(traces.tenantId, principal.tenantId))),
+  ]);
+  return { approval, agent: agent ?? null, trace: trace ?? null };
+}
