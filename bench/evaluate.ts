@@ -6,25 +6,17 @@
  * Environment: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_DURATION_S (default 10), BENCH_CONNECTIONS (default 64), BENCH_LOG_LEVEL (default warn).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import postgres from 'postgres';
+import { build, call, freshDatabase, startService } from './support.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const serverUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const duration = Number(process.env.BENCH_DURATION_S ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 
 async function main() {
-  execFileSync('npx', ['turbo', 'run', 'build', '--output-logs=errors-only'], { cwd: root, stdio: 'inherit' });
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  const name = `agov_bench_${Date.now()}`;
-  await admin.unsafe(`create database ${name}`);
-  const [{ synchronous_commit }] = (await admin`show synchronous_commit`) as unknown as [{ synchronous_commit: string }];
-  const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${name}` }).toString();
-  const service = await startService(databaseUrl);
+  build();
+  const database = await freshDatabase();
+  const [{ synchronous_commit }] = (await database.admin`show synchronous_commit`) as unknown as [{ synchronous_commit: string }];
+  const service = await startService(database.url);
   try {
     const base = service.url;
     const seed = await seedTenant(base);
@@ -56,54 +48,8 @@ async function main() {
     console.table(rows);
   } finally {
     await service.stop();
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end();
+    await database.drop();
   }
-}
-
-async function startService(databaseUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['apps/api/dist/main.js'], {
-    cwd: root,
-    env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn' },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; ; attempt += 1) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
-    if (await fetch(`${url}/health`).then((r) => r.ok).catch(() => false)) break;
-    if (attempt > 300) throw new Error('service did not become healthy');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return {
-    url,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function call(base: string, path: string, init: { method: string; body?: unknown; headers?: Record<string, string> }) {
-  const response = await fetch(`${base}${path}`, {
-    method: init.method,
-    headers: { 'content-type': 'application/json', 'x-requested-with': 'XMLHttpRequest', ...init.headers },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  if (!response.ok) throw new Error(`${init.method} ${path}: ${response.status} ${await response.text()}`);
-  return { body: (await response.json()) as { data: Record<string, unknown> }, cookie: response.headers.get('set-cookie')?.split(';')[0] ?? '' };
 }
 
 /** A tenant with two agents, each with 49 rules that do not match above the one that does. */
