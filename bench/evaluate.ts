@@ -7,7 +7,7 @@
  * BENCH_DURATION_S (default 10), BENCH_CONNECTIONS (default 64), BENCH_LOG_LEVEL (default warn).
  */
 import autocannon from 'autocannon';
-import { build, call, freshDatabase, startService } from './support.js';
+import { build, call, freshDatabase, signUp, startService } from './support.js';
 
 const duration = Number(process.env.BENCH_DURATION_S ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -54,12 +54,7 @@ async function main() {
 
 /** A tenant with two agents, each with 49 rules that do not match above the one that does. */
 async function seedTenant(base: string) {
-  const signup = await call(base, '/api/v1/auth/signup', {
-    method: 'POST',
-    body: { organization_name: 'Bench', name: 'Bench', email: 'bench@example.test', password: 'a long bench password' },
-  });
-  const headers = { cookie: signup.cookie };
-  const apiKey = (signup.body.data.api_key as { key: string }).key;
+  const { headers, runtimeKey: apiKey } = await signUp(base);
   const agentFor = async (name: string) =>
     (
       await call(base, '/api/v1/agents', {

@@ -14,7 +14,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import postgres from 'postgres';
-import { build, call, freshDatabase, startService, type Service } from './support.js';
+import { build, call, freshDatabase, signUp, startService, type Service } from './support.js';
 
 const TRACES = 100_000;
 const TRACES_WITH_EVENTS = 20_000;
@@ -97,12 +97,7 @@ async function main() {
 
 /** One tenant as signup makes it, an admin-scoped key for the exports, an agent, a policy and one real evaluation. */
 async function seedTenant(base: string) {
-  const signup = await call(base, '/api/v1/auth/signup', {
-    method: 'POST',
-    body: { organization_name: 'Bench', name: 'Bench', email: 'bench@example.test', password: 'a long bench password' },
-  });
-  const headers = { cookie: signup.cookie };
-  const runtimeKey = (signup.body.data.api_key as { key: string }).key;
+  const { headers, runtimeKey } = await signUp(base);
   const adminKey = ((await call(base, '/api/v1/api-keys', { method: 'POST', headers, body: { name: 'bench export', scopes: ['admin'] } })).body.data as { key: string }).key;
   const agent = await call(base, '/api/v1/agents', {
     method: 'POST',

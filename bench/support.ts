@@ -89,3 +89,12 @@ export async function call<Body = { data: Record<string, unknown> }>(
   if (!response.ok) throw new Error(`${init.method} ${path}: ${response.status} ${await response.text()}`);
   return { body: (await response.json()) as Body, cookie: response.headers.get('set-cookie')?.split(';')[0] ?? '' };
 }
+
+/** A new tenant: the admin's session headers and the agent runtime key signup issues. */
+export async function signUp(base: string) {
+  const signup = await call(base, '/api/v1/auth/signup', {
+    method: 'POST',
+    body: { organization_name: 'Bench', name: 'Bench', email: 'bench@example.test', password: 'a long bench password' },
+  });
+  return { headers: { cookie: signup.cookie }, runtimeKey: (signup.body.data.api_key as { key: string }).key };
+}
