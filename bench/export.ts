@@ -29,12 +29,14 @@ const MiB = 1024 * 1024;
 type Kind = { title: string; path: string; format: 'csv' | 'json'; window: (rows: number) => { from: Date; to: Date } };
 
 const at = (ms: number) => new Date(T0 + ms);
+/** `rows` traces: the first `rows` seconds. */
+const traceWindow = (rows: number) => ({ from: at(0), to: at(rows * 1000 - 1) });
+/** `rows` events: the events of the first rows / 5 traces. */
+const eventWindow = (rows: number) => traceWindow(rows / EVENTS_PER_TRACE);
 const kinds: Kind[] = [
-  // `rows` traces: the first `rows` seconds.
-  { title: 'traces CSV', path: '/api/v1/traces/export', format: 'csv', window: (rows) => ({ from: at(0), to: at(rows * 1000 - 1) }) },
-  // `rows` events: the events of the first rows / 5 traces.
-  { title: 'audit JSON', path: '/api/v1/audit/export', format: 'json', window: (rows) => ({ from: at(0), to: at((rows / EVENTS_PER_TRACE) * 1000 - 1) }) },
-  { title: 'audit CSV', path: '/api/v1/audit/export', format: 'csv', window: (rows) => ({ from: at(0), to: at((rows / EVENTS_PER_TRACE) * 1000 - 1) }) },
+  { title: 'traces CSV', path: '/api/v1/traces/export', format: 'csv', window: traceWindow },
+  { title: 'audit JSON', path: '/api/v1/audit/export', format: 'json', window: eventWindow },
+  { title: 'audit CSV', path: '/api/v1/audit/export', format: 'csv', window: eventWindow },
 ];
 
 async function main() {
