@@ -8,7 +8,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: '@agov/domain/hash-chain', replacement: source('./packages/domain/src/audit/hash-chain.ts') },
-      { find: /^@agov\/(config|db|domain|runtime)$/, replacement: source('./packages/$1/src/index.ts') },
+      { find: /^@agov\/(config|db|domain|jobs|runtime)$/, replacement: source('./packages/$1/src/index.ts') },
     ],
   },
   test: {

@@ -3,32 +3,42 @@ import type { TestProject } from 'vitest/node';
 import { openDatabase } from '@agov/db';
 
 /**
- * One fresh PostgreSQL database per test run, migrated once and dropped at the end. Tests
- * isolate themselves by tenant, so files can share it.
+ * One fresh, migrated PostgreSQL database per test run, shared by the test files (each test
+ * signs up its own tenant), and a migrated template from which a file that runs background
+ * jobs — which act on every tenant — copies a database of its own. All are dropped at the end.
  */
 const serverUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
+    serverUrl: string;
+    templateDatabase: string;
   }
 }
 
 export default async function setup(project: TestProject) {
-  const name = `agov_test_${Date.now()}_${process.pid}`;
+  const run = `agov_test_${Date.now()}_${process.pid}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const databaseUrl = url.toString();
+  const urlOf = (name: string) => Object.assign(new URL(serverUrl), { pathname: `/${name}` }).toString();
 
-  const database = await openDatabase({ databaseUrl, databasePoolSize: 2, dataDir: '' });
+  const template = `${run}_template`;
+  await admin.unsafe(`create database ${template}`);
+  const database = await openDatabase({ databaseUrl: urlOf(template), databasePoolSize: 2, dataDir: '' });
   await database.migrate();
   await database.close();
-  project.provide('databaseUrl', databaseUrl);
+  await admin.unsafe(`create database ${run} template ${template}`);
+
+  project.provide('databaseUrl', urlOf(run));
+  project.provide('serverUrl', serverUrl);
+  project.provide('templateDatabase', template);
 
   return async () => {
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    const created = await admin<{ datname: string }[]>`select datname from pg_database where datname like ${`${run}%`}`;
+    // Copies first: the template cannot go while databases are being made from it.
+    for (const { datname } of created.sort((a, b) => (a.datname === template ? 1 : b.datname === template ? -1 : 0))) {
+      await admin.unsafe(`drop database if exists ${datname} with (force)`);
+    }
     await admin.end();
   };
 }

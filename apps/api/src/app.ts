@@ -19,6 +19,7 @@ import { exportRoutes } from './routes/v1/exports.js';
 import { traceRoutes } from './routes/v1/traces.js';
 import { policyRoutes } from './routes/v1/policies.js';
 import { userRoutes } from './routes/v1/users.js';
+import { webhookRoutes } from './routes/v1/webhooks.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -61,6 +62,7 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
       await v1.register(approvalRoutes, options);
       await v1.register(agentRoutes, options);
       await v1.register(policyRoutes, options);
+      await v1.register(webhookRoutes, options);
     },
     { prefix: '/api/v1' },
   );

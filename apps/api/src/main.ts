@@ -17,4 +17,5 @@ closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
 });
 
 await app.listen({ host: config.host, port: config.port });
-logger.info({ mode: config.mode, database: runtime.database.driver }, 'agent governance api ready');
+await runtime.startJobs('api');
+logger.info({ mode: config.mode, database: runtime.database.driver, jobs: runtime.dispatch ? 'in-process' : 'worker' }, 'agent governance api ready');

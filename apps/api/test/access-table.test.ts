@@ -51,6 +51,13 @@ export const ACCESS_TABLE: Row[] = [
   { method: 'GET', path: '/api/v1/approvals/:id/status', scope: 'approvals:read', roles: ANY_ROLE },
   { method: 'POST', path: '/api/v1/approvals/:id/approve', scope: 'approvals:write', roles: REVIEWER_OR_ADMIN },
   { method: 'POST', path: '/api/v1/approvals/:id/deny', scope: 'approvals:write', roles: REVIEWER_OR_ADMIN },
+  { method: 'GET', path: '/api/v1/webhooks', scope: 'admin', roles: ADMIN },
+  { method: 'POST', path: '/api/v1/webhooks', scope: 'admin', roles: ADMIN },
+  { method: 'GET', path: '/api/v1/webhooks/:id', scope: 'admin', roles: ADMIN },
+  { method: 'PATCH', path: '/api/v1/webhooks/:id', scope: 'admin', roles: ADMIN },
+  { method: 'DELETE', path: '/api/v1/webhooks/:id', scope: 'admin', roles: ADMIN },
+  { method: 'GET', path: '/api/v1/webhooks/:id/deliveries', scope: 'admin', roles: ADMIN },
+  { method: 'POST', path: '/api/v1/webhooks/:id/test', scope: 'admin', roles: ADMIN },
 ];
 
 const PUBLIC_ROUTES = ['GET /health', 'POST /api/v1/auth/signup', 'POST /api/v1/auth/login'];

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import postgres from 'postgres';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { expect, inject } from 'vitest';
 import { loadConfig, type Config } from '@agov/config';
@@ -25,7 +26,14 @@ export class TestClock implements Clock {
   }
 }
 
-export async function createTestApp(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  /** Dispatch effects in this process, as the API does without Redis (use with `ownDatabase`). */
+  jobs?: boolean;
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config: Config = loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: inject('databaseUrl'),
@@ -44,6 +52,7 @@ export async function createTestApp(options: { env?: Record<string, string>; clo
   const runtime = await createRuntime(config, { logger, ...(options.clock ? { clock: options.clock } : {}) });
   const app = await buildApp(runtime, logger);
   await app.ready();
+  if (options.jobs) await runtime.startJobs('api');
   return {
     app,
     runtime,
@@ -53,6 +62,25 @@ export async function createTestApp(options: { env?: Record<string, string>; clo
       await runtime.close();
     },
   };
+}
+
+let copies = 0;
+
+/**
+ * A database of the caller's own, migrated, for tests whose background jobs act on every
+ * tenant (dispatch, expiry): in the shared database they would take other files' effects.
+ * Dropped with the others at the end of the run.
+ */
+export async function ownDatabase(): Promise<string> {
+  const server = inject('serverUrl');
+  const name = `${inject('databaseUrl').split('/').pop()}_own_${process.pid}_${(copies += 1)}`;
+  const admin = postgres(server, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database ${name} template ${inject('templateDatabase')}`);
+  } finally {
+    await admin.end();
+  }
+  return Object.assign(new URL(server), { pathname: `/${name}` }).toString();
 }
 
 /** How a test authenticates: an API key, a session cookie, or nothing. */

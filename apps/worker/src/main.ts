@@ -1,8 +1,20 @@
+import closeWithGrace from 'close-with-grace';
 import { loadConfig } from '@agov/config';
-import { createLogger } from '@agov/runtime';
+import { createLogger, createRuntime } from '@agov/runtime';
 
-// The worker consumes queued jobs; until job consumers exist it validates its configuration
-// and exits cleanly, so deployments that already run it stay healthy.
+// config → runtime → consumers. Scale by running more of these: claims and queues are safe
+// to share.
 const config = loadConfig();
 const logger = createLogger(config);
-logger.info({ queue: config.redisUrl ? 'redis' : 'in-process' }, 'worker: no job consumers are registered; exiting');
+const runtime = await createRuntime(config, { logger });
+
+// Running jobs finish (their unfinished effects come due again anyway); a second signal or
+// the delay forces the exit.
+closeWithGrace({ delay: config.webhookTimeoutMs + 5_000 }, async ({ signal, err }) => {
+  if (err) logger.error({ err }, 'worker shutting down after an error');
+  else logger.info({ signal }, 'worker shutting down');
+  await runtime.close();
+});
+
+await runtime.startJobs('worker');
+logger.info({ database: runtime.database.driver, queuePrefix: config.queuePrefix }, 'agent governance worker ready');

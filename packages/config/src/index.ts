@@ -21,6 +21,22 @@ export interface Config {
   readonly sessionTtlMs: number;
   /** Most rows one export may hold (traces for the bulk CSV, events for the audit export). */
   readonly exportMaxRows: number;
+  /** Prefix of every BullMQ key in Redis, so several deployments (or test runs) can share one server. */
+  readonly queuePrefix: string;
+  /** Delays before the 2nd, 3rd, … attempt of a webhook delivery; attempts = delays + 1. */
+  readonly webhookRetryDelaysMs: readonly number[];
+  readonly webhookTimeoutMs: number;
+  /** How often `audit.batch` may fire per tenant. */
+  readonly auditBatchIntervalMs: number;
+  /** How often the outbox relay looks for due effects when it last found none. */
+  readonly outboxPollMs: number;
+  /**
+   * How long a claimed effect may stay unfinished before the relay hands it out again (a worker
+   * that died mid-job); queue locks are derived from it.
+   */
+  readonly outboxLeaseMs: number;
+  /** Port of the internal Prometheus endpoint (`GET /metrics`); null = off. */
+  readonly metricsPort: number | null;
 }
 
 export class ConfigError extends Error {
@@ -46,6 +62,13 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     sessionTtlMs: integer(env, 'SESSION_TTL_HOURS', 168, { min: 1, max: 8_760 }) * 3_600_000,
     exportMaxRows: integer(env, 'EXPORT_MAX_ROWS', 100_000, { min: 1, max: 10_000_000 }),
+    queuePrefix: token(env, 'QUEUE_PREFIX', 'agov'),
+    webhookRetryDelaysMs: Object.freeze(integers(env, 'WEBHOOK_RETRY_DELAYS_MS', [60_000, 300_000, 1_800_000, 7_200_000], { min: 0, max: 604_800_000 })),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, { min: 1, max: 120_000 }),
+    auditBatchIntervalMs: integer(env, 'AUDIT_BATCH_INTERVAL_MS', 300_000, { min: 100, max: 86_400_000 }),
+    outboxPollMs: integer(env, 'OUTBOX_POLL_MS', 250, { min: 10, max: 60_000 }),
+    outboxLeaseMs: integer(env, 'OUTBOX_LEASE_MS', 60_000, { min: 1_000, max: 86_400_000 }),
+    metricsPort: optionalInteger(env, 'METRICS_PORT', { min: 0, max: 65_535 }),
   });
 }
 
@@ -56,6 +79,13 @@ function raw(env: Env, name: string): string | undefined {
 
 function text(env: Env, name: string, fallback: string): string {
   return raw(env, name) ?? fallback;
+}
+
+/** A name safe inside Redis keys: letters, digits, `-`, `_`, `.`. */
+function token(env: Env, name: string, fallback: string): string {
+  const value = text(env, name, fallback);
+  if (!/^[\w.-]{1,64}$/.test(value)) throw new ConfigError(name, `must be 1 to 64 letters, digits, '-', '_' or '.' (got "${value}")`);
+  return value;
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
@@ -75,6 +105,21 @@ function integer(env: Env, name: string, fallback: number, range: { min: number;
     throw new ConfigError(name, `must be a whole number from ${range.min} to ${range.max} (got "${value}")`);
   }
   return parsed;
+}
+
+function optionalInteger(env: Env, name: string, range: { min: number; max: number }): number | null {
+  return raw(env, name) === undefined ? null : integer(env, name, 0, range);
+}
+
+/** A comma-separated list of whole numbers, at least one. */
+function integers(env: Env, name: string, fallback: number[], range: { min: number; max: number }): number[] {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  const parts = value.split(',').map((part) => part.trim());
+  if (parts.some((part) => !/^\d+$/.test(part) || Number(part) < range.min || Number(part) > range.max)) {
+    throw new ConfigError(name, `must be comma-separated whole numbers from ${range.min} to ${range.max} (got "${value}")`);
+  }
+  return parts.map(Number);
 }
 
 function boolean(env: Env, name: string, fallback: boolean): boolean {

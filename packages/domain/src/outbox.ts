@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { outbox, type Executor } from '@agov/db';
 
 export const WEBHOOK_EVENTS = [
@@ -22,7 +23,11 @@ export type Effect =
   | { kind: 'chat_card'; approvalId: string }
   | { kind: 'approval_expiry'; approvalId: string; at: Date }
   /** Events seq from..to of a trace were recorded: fans out as `audit.event` webhooks. */
-  | { kind: 'audit_events'; traceId: string; fromSeq: number; toSeq: number };
+  | { kind: 'audit_events'; traceId: string; fromSeq: number; toSeq: number }
+  /** One delivery of a webhook to one endpoint; the row is its timer between attempts. */
+  | { kind: 'webhook_delivery'; deliveryId: string };
+
+export type EffectKind = Effect['kind'];
 
 export type OutboxRow = typeof outbox.$inferSelect;
 
@@ -37,7 +42,6 @@ export function outboxRows(tenantId: string, effects: readonly Effect[], now: Da
     attempts: 0,
     lastError: null,
     createdAt: now,
-    processedAt: null,
   }));
 }
 
@@ -47,6 +51,8 @@ function payloadOf(effect: Effect, tenantId: string, now: Date): Record<string, 
       return { id: randomUUID(), event: effect.event, timestamp: now.toISOString(), tenant_id: tenantId, data: effect.data };
     case 'audit_events':
       return { trace_id: effect.traceId, from_seq: effect.fromSeq, to_seq: effect.toSeq };
+    case 'webhook_delivery':
+      return { delivery_id: effect.deliveryId };
     default:
       return { approval_id: effect.approvalId };
   }
@@ -58,4 +64,14 @@ function payloadOf(effect: Effect, tenantId: string, now: Date): Record<string, 
  */
 export async function recordEffects(executor: Executor, tenantId: string, effects: readonly Effect[], now: Date): Promise<void> {
   if (effects.length > 0) await executor.insert(outbox).values(outboxRows(tenantId, effects, now));
+}
+
+/** The effect is done: its row goes, so the table holds only work still to do. */
+export async function completeEffect(executor: Executor, id: string): Promise<void> {
+  await executor.delete(outbox).where(eq(outbox.id, id));
+}
+
+/** The effect is due again at `at` (a retry, or a time not yet reached). */
+export async function postponeEffect(executor: Executor, id: string, at: Date, lastError: string | null = null): Promise<void> {
+  await executor.update(outbox).set({ availableAt: at, lastError }).where(eq(outbox.id, id));
 }

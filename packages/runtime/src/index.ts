@@ -1,4 +1,5 @@
-import type { Config } from '@agov/config';
+import { ConfigError, type Config } from '@agov/config';
+import { bullmqBackend, InProcessBackend, startDispatch, type Dispatch, type JobBackend } from '@agov/jobs';
 import { openDatabase, type Database } from '@agov/db';
 import {
   ApiKeyCache,
@@ -11,11 +12,22 @@ import {
   type Invalidation,
 } from '@agov/domain';
 import type { Logger } from 'pino';
+import { createWebhookTransport } from './webhook-transport.js';
+
+/** Which app a process runs: it decides whether the process carries effects out. */
+export type ProcessRole = 'api' | 'worker';
 
 export interface Runtime {
   readonly config: Config;
   readonly database: Database;
   readonly deps: Deps;
+  /** The effect dispatch running in this process, if any. */
+  readonly dispatch: Dispatch | null;
+  /**
+   * Starts dispatching effects where this process should: a worker consumes BullMQ on Redis;
+   * without `REDIS_URL` the API runs the same handlers in-process, and there is no worker.
+   */
+  startJobs(role: ProcessRole): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -26,7 +38,7 @@ export interface RuntimeOptions {
 
 /**
  * The one place that chooses implementations from configuration: PostgreSQL or embedded
- * PGlite today; the queue, counters, mailer and payment provider join here.
+ * PGlite, BullMQ or in-process jobs; the counters, mailer and payment provider join here.
  */
 export async function createRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const database = await openDatabase(config);
@@ -38,6 +50,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     apiKeys: new ApiKeyCache(),
     decisionInputs: new DecisionInputsCache(),
     sessionTtlMs: config.sessionTtlMs,
+    mode: config.mode,
+    webhooks: {
+      transport: createWebhookTransport(config.mode),
+      timeoutMs: config.webhookTimeoutMs,
+      retryDelaysMs: config.webhookRetryDelaysMs,
+    },
   };
 
   const stopListening = await database.listen(INVALIDATION_CHANNEL, (payload) => {
@@ -46,15 +64,37 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     else options.logger.warn({ payload }, 'ignored malformed cache invalidation');
   });
 
+  const logger = options.logger;
+  let dispatch: Dispatch | null = null;
   return {
     config,
     database,
     deps,
+    get dispatch() {
+      return dispatch;
+    },
+    async startJobs(role) {
+      if (dispatch) return;
+      const backend = jobBackendFor(config, role, logger);
+      if (!backend) return;
+      const { outboxPollMs: pollMs, outboxLeaseMs: leaseMs, auditBatchIntervalMs } = config;
+      dispatch = await startDispatch(deps, backend, { pollMs, leaseMs, auditBatchIntervalMs }, logger);
+    },
     async close() {
+      await dispatch?.close();
       await stopListening();
       await database.close();
     },
   };
+}
+
+/** BullMQ in a worker on Redis; in-process in the API without Redis; otherwise nothing. */
+function jobBackendFor(config: Config, role: ProcessRole, logger: Logger): JobBackend | null {
+  if (role === 'worker') {
+    if (!config.redisUrl) throw new ConfigError('REDIS_URL', 'is required by the worker; without it the API runs jobs itself');
+    return bullmqBackend({ redisUrl: config.redisUrl, prefix: config.queuePrefix, leaseMs: config.outboxLeaseMs, logger });
+  }
+  return config.redisUrl ? null : new InProcessBackend(logger);
 }
 
 function parseInvalidation(payload: string): Invalidation | null {

@@ -1,6 +1,6 @@
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 import { AppError } from '@agov/domain';
 import { FREEFORM_KEYWORD, FREEFORM_MAX_BYTES, FREEFORM_MAX_DEPTH } from '../schemas/common.js';
 
@@ -52,3 +52,13 @@ function depthOf(value: unknown): number {
   for (const child of Object.values(value)) deepest = Math.max(deepest, depthOf(child));
   return deepest + 1;
 }
+
+/** For actions that take no body: none, or an empty object. Anything else is refused, not ignored. */
+export const noBody: preValidationHookHandler = async (request) => {
+  const body = request.body;
+  const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+  if (body === undefined || (isObject && Object.keys(body).length === 0)) return;
+  throw new AppError('validation_error', 'This endpoint takes no body', {
+    fields: (isObject ? Object.keys(body) : ['(body)']).map((field) => ({ field, message: 'is not allowed' })),
+  });
+};

@@ -6,3 +6,4 @@ export * from './agents.js';
 export * from './policies.js';
 export * from './approvals.js';
 export * from './traces.js';
+export * from './webhooks.js';

@@ -1,6 +1,4 @@
-import type { preValidationHookHandler } from 'fastify';
 import {
-  AppError,
   createAgent,
   getAgentWithStats,
   listAgents,
@@ -11,21 +9,12 @@ import {
   type LifecycleAction,
 } from '@agov/domain';
 import { ACCESS } from '../../access.js';
+import { noBody } from '../../plugins/validation.js';
 import { Agent, AgentDetail, AgentListQuery, CreateAgentBody, UpdateAgentBody } from '../../schemas/agents.js';
 import { Data, IdParams, PagedList } from '../../schemas/common.js';
 import type { Routes } from '../types.js';
 
 const LIFECYCLE_ACTIONS: readonly LifecycleAction[] = ['suspend', 'revoke', 'reactivate'];
-
-/** Lifecycle moves take no body: none, or an empty object. Anything else is refused, not ignored. */
-const noBody: preValidationHookHandler = async (request) => {
-  const body = request.body;
-  if (body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) return;
-  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.keys(body) : ['(body)'];
-  throw new AppError('validation_error', 'This endpoint takes no body', {
-    fields: fields.map((field) => ({ field, message: 'is not allowed' })),
-  });
-};
 
 export const agentRoutes: Routes = async (app, { deps }) => {
   const tags = ['agents'];

@@ -1,0 +1,47 @@
+import { and, count, eq, gt, lte, min, sql } from 'drizzle-orm';
+import { auditBatchCursors, traceEvents, webhookEndpoints } from '@agov/db';
+import type { Deps } from '../deps.js';
+import { recordEffects } from '../outbox.js';
+
+/**
+ * Events are stamped before they commit; a batch ends this far in the past so that an event
+ * still committing when the batch is counted falls into the next one, not into neither.
+ */
+const SETTLE_MS = 2_000;
+
+/**
+ * Announces `audit.batch` (data `{from, to, event_count}`) to every tenant subscribed to it
+ * that has recorded events since its last batch, and moves its cursor. Run every
+ * `AUDIT_BATCH_INTERVAL_MS`; a duplicate run finds the cursor moved and announces nothing.
+ */
+export async function announceAuditBatches(deps: Deps): Promise<number> {
+  const now = deps.clock.now();
+  const to = new Date(now.getTime() - SETTLE_MS);
+  const subscribers = await deps.database.db
+    .select({ tenantId: webhookEndpoints.tenantId, since: min(webhookEndpoints.createdAt) })
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.isActive, true), sql`${'audit.batch'} = any(${webhookEndpoints.events})`))
+    .groupBy(webhookEndpoints.tenantId);
+
+  let announced = 0;
+  for (const { tenantId, since } of subscribers) {
+    const sent = await deps.database.db.transaction(async (tx) => {
+      await tx.insert(auditBatchCursors).values({ tenantId, reachedAt: since ?? to }).onConflictDoNothing();
+      const [cursor] = await tx.select().from(auditBatchCursors).where(eq(auditBatchCursors.tenantId, tenantId)).for('update');
+      const from = cursor!.reachedAt;
+      if (from >= to) return false;
+      const [counted] = await tx
+        .select({ total: count() })
+        .from(traceEvents)
+        .where(and(eq(traceEvents.tenantId, tenantId), gt(traceEvents.timestamp, from), lte(traceEvents.timestamp, to)));
+      await tx.update(auditBatchCursors).set({ reachedAt: to }).where(eq(auditBatchCursors.tenantId, tenantId));
+      const eventCount = counted?.total ?? 0;
+      if (eventCount === 0) return false;
+      const data = { from: from.toISOString(), to: to.toISOString(), event_count: eventCount };
+      await recordEffects(tx, tenantId, [{ kind: 'webhook', event: 'audit.batch', data }], now);
+      return true;
+    });
+    if (sent) announced += 1;
+  }
+  return announced;
+}

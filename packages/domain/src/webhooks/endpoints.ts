@@ -1,0 +1,88 @@
+import { and, desc, eq, type SQL } from 'drizzle-orm';
+import { webhookEndpoints } from '@agov/db';
+import type { Principal } from '../access.js';
+import type { Deps } from '../deps.js';
+import { notFound } from '../errors.js';
+import type { WebhookEvent } from '../outbox.js';
+import { randomHex } from '../secrets.js';
+import { assertWebhookTarget } from './targets.js';
+
+/** The stored endpoint, secret included: only the create response shows the secret. */
+export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+
+export interface CreateWebhookEndpointInput {
+  url: string;
+  events: WebhookEvent[];
+  description?: string;
+}
+
+export interface WebhookEndpointPatch {
+  url?: string;
+  events?: WebhookEvent[];
+  is_active?: boolean;
+  description?: string | null;
+}
+
+export const webhookEndpointInTenant = (principal: Principal, id: string): SQL =>
+  and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.tenantId, principal.tenantId))!;
+
+export async function createWebhookEndpoint(deps: Deps, principal: Principal, input: CreateWebhookEndpointInput): Promise<WebhookEndpointRow> {
+  await assertWebhookTarget(input.url, deps.mode);
+  const now = deps.clock.now();
+  const [row] = await deps.database.db
+    .insert(webhookEndpoints)
+    .values({
+      tenantId: principal.tenantId,
+      url: input.url,
+      events: [...new Set(input.events)],
+      // 32 random bytes as 64 hex characters; the HMAC key is those characters' ASCII bytes.
+      secret: randomHex(32),
+      description: input.description ?? null,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  return row!;
+}
+
+/** Every endpoint of the tenant, newest first. Unpaged, as the spec shows the list. */
+export async function listWebhookEndpoints(deps: Deps, principal: Principal): Promise<WebhookEndpointRow[]> {
+  return deps.database.db
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.tenantId, principal.tenantId))
+    .orderBy(desc(webhookEndpoints.createdAt), desc(webhookEndpoints.id));
+}
+
+export async function getWebhookEndpoint(deps: Deps, principal: Principal, id: string): Promise<WebhookEndpointRow> {
+  const [row] = await deps.database.db.select().from(webhookEndpoints).where(webhookEndpointInTenant(principal, id));
+  if (!row) throw notFound('Webhook endpoint');
+  return row;
+}
+
+/** Changes only the given fields; a new URL must pass the same target check as on create. */
+export async function updateWebhookEndpoint(deps: Deps, principal: Principal, id: string, patch: WebhookEndpointPatch): Promise<WebhookEndpointRow> {
+  if (patch.url !== undefined) await assertWebhookTarget(patch.url, deps.mode);
+  const [row] = await deps.database.db
+    .update(webhookEndpoints)
+    .set({
+      url: patch.url,
+      events: patch.events === undefined ? undefined : [...new Set(patch.events)],
+      isActive: patch.is_active,
+      description: patch.description,
+      updatedAt: deps.clock.now(),
+    })
+    .where(webhookEndpointInTenant(principal, id))
+    .returning();
+  if (!row) throw notFound('Webhook endpoint');
+  return row;
+}
+
+/** Removes the endpoint; its delivery history goes with it (the foreign key cascades). */
+export async function deleteWebhookEndpoint(deps: Deps, principal: Principal, id: string): Promise<void> {
+  const rows = await deps.database.db
+    .delete(webhookEndpoints)
+    .where(webhookEndpointInTenant(principal, id))
+    .returning({ id: webhookEndpoints.id });
+  if (rows.length === 0) throw notFound('Webhook endpoint');
+}

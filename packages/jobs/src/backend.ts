@@ -1,0 +1,25 @@
+import type { PeriodicJob, QueueName } from './catalog.js';
+import type { ClaimedEffect, EffectSink } from './relay.js';
+
+export interface Consumers {
+  effect(effect: ClaimedEffect): Promise<void>;
+  periodic(job: PeriodicJob): Promise<void>;
+}
+
+/**
+ * A job backend: BullMQ on Redis, or this process's own consumers. Handlers do not know
+ * which one runs them; `packages/runtime` chooses.
+ */
+export interface JobBackend extends EffectSink {
+  /** Starts calling the consumers for queued jobs. */
+  consume(consumers: Consumers): Promise<void>;
+  /** Runs a periodic job every `everyMs`, once per interval across all processes. */
+  schedule(job: PeriodicJob, everyMs: number): Promise<void>;
+  /** Jobs waiting in each queue, for the metrics. */
+  depths(): Promise<Record<QueueName, number>>;
+  /** Stops taking jobs, lets running ones finish, and lets go of its connections. */
+  close(): Promise<void>;
+}
+
+/** How many jobs of each queue one process runs at once: deliveries mostly wait on the network. */
+export const CONCURRENCY: Record<QueueName, number> = { effects: 8, deliveries: 32 };

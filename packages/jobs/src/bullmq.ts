@@ -1,0 +1,118 @@
+import { Queue, Worker } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+import { EFFECT_JOBS, PERIODIC_JOBS, QUEUES, type HandledKind, type PeriodicJob, type QueueName } from './catalog.js';
+import { CONCURRENCY, type Consumers, type JobBackend } from './backend.js';
+import type { ClaimedEffect } from './relay.js';
+
+export interface BullmqOptions {
+  redisUrl: string;
+  prefix: string;
+  /** The outbox lease; a job's lock is shorter, so BullMQ recovers a stalled job first. */
+  leaseMs: number;
+  logger: Logger;
+}
+
+/** What a job carries: the outbox row's id, nothing else (secrets are read when it runs). */
+interface EffectData {
+  id: string;
+}
+
+// Our retries live in the outbox, not in BullMQ: a finished or failed job has nothing to keep.
+const JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true };
+
+/**
+ * BullMQ on Redis, set up as its production guide advises: producers fail fast rather than
+ * queue commands while Redis is away (the outbox keeps the work), workers retry their
+ * connection forever, every client has an error listener, stalled jobs are recovered.
+ */
+export function bullmqBackend({ redisUrl, prefix, leaseMs, logger }: BullmqOptions): JobBackend {
+  const reportError = onceUntilReady(logger.child({ component: 'queue' }));
+  const connect = (options: RedisOptions) => {
+    const connection = new Redis(redisUrl, options);
+    connection.on('error', reportError).on('ready', () => reportError.reset());
+    connections.push(connection);
+    return connection;
+  };
+  const connections: Redis[] = [];
+  const producer = connect({ enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  const queues = new Map(QUEUES.map((name) => [name, new Queue<EffectData>(name, { connection: producer, prefix }).on('error', reportError)]));
+  const workers: Worker[] = [];
+  const lockDuration = Math.max(500, Math.floor(leaseMs / 2));
+
+  const queue = (name: QueueName) => queues.get(name)!;
+
+  return {
+    async enqueue(effects) {
+      const byQueue = new Map<QueueName, ClaimedEffect[]>();
+      for (const effect of effects) {
+        const name = EFFECT_JOBS[effect.kind].queue;
+        byQueue.set(name, [...(byQueue.get(name) ?? []), effect]);
+      }
+      // The job id is the outbox row's id: handing the same row on twice queues it once.
+      await Promise.all(
+        [...byQueue].map(([name, batch]) =>
+          queue(name).addBulk(batch.map((effect) => ({ name: effect.kind, data: { id: effect.id }, opts: { ...JOB_OPTIONS, jobId: effect.id } }))),
+        ),
+      );
+    },
+
+    async consume(consumers: Consumers) {
+      for (const name of QUEUES) {
+        const worker = new Worker<EffectData>(
+          name,
+          async (job) => {
+            if (job.name in PERIODIC_JOBS) return consumers.periodic(job.name as PeriodicJob);
+            return consumers.effect({ id: job.data.id, kind: job.name as HandledKind });
+          },
+          {
+            connection: connect({ maxRetriesPerRequest: null }),
+            prefix,
+            concurrency: CONCURRENCY[name],
+            lockDuration,
+            stalledInterval: lockDuration,
+            maxStalledCount: 1,
+          },
+        );
+        worker.on('error', reportError);
+        worker.on('failed', (job, error) => logger.warn({ err: error, job: job?.name, queue: name }, 'job failed; its effect comes due again'));
+        workers.push(worker);
+      }
+    },
+
+    async schedule(job, everyMs) {
+      await queue(PERIODIC_JOBS[job].queue).upsertJobScheduler(job, { every: everyMs }, { name: job, data: { id: job }, opts: JOB_OPTIONS });
+    },
+
+    async depths() {
+      const counts = await Promise.all(QUEUES.map((name) => queue(name).getJobCounts('waiting', 'prioritized', 'delayed')));
+      return Object.fromEntries(QUEUES.map((name, i) => [name, Object.values(counts[i]!).reduce((sum, n) => sum + n, 0)])) as Record<QueueName, number>;
+    },
+
+    async close() {
+      // Running jobs finish; unstarted ones stay in Redis for the next worker.
+      await Promise.all(workers.map((worker) => worker.close()));
+      await Promise.all([...queues.values()].map((q) => q.close()));
+      // Connections handed to BullMQ stay ours to close.
+      await Promise.all(connections.map((connection) => connection.quit().catch(() => connection.disconnect())));
+    },
+  };
+}
+
+/**
+ * An unhandled 'error' event would crash the process, and a client retrying a lost Redis
+ * reports every failed attempt: log the first, then nothing until a connection is back.
+ */
+function onceUntilReady(logger: Logger): ((error: Error) => void) & { reset(): void } {
+  let reported = false;
+  const report = (error: Error) => {
+    if (!reported) logger.error({ err: error }, 'redis unavailable; effects wait in the outbox');
+    reported = true;
+  };
+  return Object.assign(report, {
+    reset() {
+      if (reported) logger.info('redis available again');
+      reported = false;
+    },
+  });
+}

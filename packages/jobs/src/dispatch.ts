@@ -1,0 +1,50 @@
+import { eq } from 'drizzle-orm';
+import { outbox } from '@agov/db';
+import type { Deps } from '@agov/domain';
+import type { Logger } from 'pino';
+import type { JobBackend } from './backend.js';
+import { EFFECT_JOBS, PERIODIC_JOBS, type HandledKind } from './catalog.js';
+import { OutboxRelay } from './relay.js';
+
+export interface DispatchOptions {
+  pollMs: number;
+  leaseMs: number;
+  auditBatchIntervalMs: number;
+}
+
+export interface Dispatch {
+  readonly relay: OutboxRelay;
+  /** Stops claiming, lets running jobs finish, and closes the backend. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts everything that carries effects out of the outbox in this process: the consumers
+ * of the backend's queues, the periodic jobs, and the relay that feeds the queues.
+ */
+export async function startDispatch(deps: Deps, backend: JobBackend, options: DispatchOptions, logger: Logger): Promise<Dispatch> {
+  const relay = new OutboxRelay(deps, backend, logger, options);
+  await backend.consume({
+    async effect({ id }) {
+      const [row] = await deps.database.db.select().from(outbox).where(eq(outbox.id, id));
+      if (!row) return; // finished by an earlier run of the same job
+      const job = EFFECT_JOBS[row.kind as HandledKind];
+      await job.handle(deps, row);
+      // Fan-outs and expiries write new effects (deliveries, webhooks): send them on now.
+      if (job.queue === 'effects') relay.wake();
+    },
+    async periodic(name) {
+      await PERIODIC_JOBS[name].run(deps);
+      relay.wake();
+    },
+  });
+  await backend.schedule('audit_batch', options.auditBatchIntervalMs);
+  relay.start();
+  return {
+    relay,
+    async close() {
+      await relay.stop();
+      await backend.close();
+    },
+  };
+}

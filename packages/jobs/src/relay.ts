@@ -1,0 +1,131 @@
+import type { Deps } from '@agov/domain';
+import type { Logger } from 'pino';
+import { HANDLED_KINDS, type HandledKind } from './catalog.js';
+
+export interface ClaimedEffect {
+  id: string;
+  kind: HandledKind;
+}
+
+/** Where claimed effects go: a queue on Redis, or this process's own consumers. */
+export interface EffectSink {
+  enqueue(effects: readonly ClaimedEffect[]): Promise<void>;
+}
+
+const BATCH = 500;
+const sqlList = (values: readonly string[]) => values.map((value) => `'${value}'`).join(', ');
+
+/**
+ * One statement claims a batch of due rows, oldest first; rows another relay holds are
+ * skipped, so any number of relays can run. Effects nobody is waiting for are deleted on
+ * the spot instead of travelling through the queue: webhooks and audit events of a tenant
+ * with no active endpoint subscribed to them, the expiry of a request already decided, and
+ * e-mails and chat cards of a tenant that has not enabled them. Claimed rows are leased:
+ * due again after `$2` ms unless their handler finishes or reschedules them first.
+ */
+const CLAIM = `
+  with due as (
+    select o.id, o.kind, o.tenant_id, o.payload from outbox o
+    where o.available_at <= now()
+    order by o.available_at
+    limit $1
+    for update of o skip locked
+  ), judged as (
+    select d.id, d.kind, case d.kind
+      when 'webhook' then exists (select 1 from webhook_endpoints e
+        where e.tenant_id = d.tenant_id and e.is_active and (d.payload->>'event') = any(e.events))
+      when 'audit_events' then exists (select 1 from webhook_endpoints e
+        where e.tenant_id = d.tenant_id and e.is_active and 'audit.event' = any(e.events))
+      when 'approval_expiry' then exists (select 1 from approval_requests a
+        where a.id = (d.payload->>'approval_id')::uuid and a.status = 'pending')
+      when 'approval_email' then exists (select 1 from notification_settings n
+        where n.tenant_id = d.tenant_id and n.email_enabled)
+      when 'chat_card' then exists (select 1 from chat_integrations c
+        where c.tenant_id = d.tenant_id and c.enabled)
+      else true end as wanted
+    from due d
+  ), dropped as (
+    delete from outbox o using judged j where o.id = j.id and not j.wanted
+  )
+  update outbox o set available_at = now() + $2 * interval '1 millisecond', attempts = o.attempts + 1
+  from judged j
+  where o.id = j.id and j.wanted and j.kind in (${sqlList(HANDLED_KINDS)})
+  returning o.id, o.kind`;
+
+const RELEASE = `update outbox set available_at = now() where id = any($1::uuid[])`;
+
+/**
+ * Moves due outbox rows to the consumers, at least once. A row leaves the outbox only when
+ * its handler has done its work, so whatever is lost on the way (Redis restarted empty, a
+ * worker killed mid-job) comes due again when its lease runs out: this loop is also the
+ * sweeper. It polls every `pollMs`, and at once again while it finds full batches.
+ */
+export class OutboxRelay {
+  private stopped = false;
+  private running: Promise<void> | null = null;
+  private wakeUp: (() => void) | null = null;
+  private failing = false;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly sink: EffectSink,
+    private readonly logger: Logger,
+    private readonly options: { pollMs: number; leaseMs: number },
+  ) {}
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** New rows are waiting (a fan-out just wrote deliveries): look now, not at the next poll. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    await this.running;
+  }
+
+  /** Claims one batch and hands it on; returns how many rows were claimed. */
+  async relayOnce(): Promise<number> {
+    const claimed = await this.deps.database.prepared<ClaimedEffect>(CLAIM, [BATCH, this.options.leaseMs]);
+    if (claimed.length === 0) return 0;
+    try {
+      await this.sink.enqueue(claimed);
+    } catch (error) {
+      // Not handed on: due again at once, for when the queue is back.
+      await this.deps.database.prepared(RELEASE, [claimed.map((effect) => effect.id)]);
+      throw error;
+    }
+    return claimed.length;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      let claimed = 0;
+      try {
+        claimed = await this.relayOnce();
+        if (this.failing) this.logger.info('outbox relay: dispatching again');
+        this.failing = false;
+      } catch (error) {
+        // Logged once per outage, not on every poll.
+        if (!this.failing) this.logger.error({ err: error }, 'outbox relay: cannot dispatch; effects wait in the outbox');
+        this.failing = true;
+      }
+      if (claimed < BATCH) await this.pause(this.failing ? Math.max(this.options.pollMs, 1_000) : this.options.pollMs);
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.wake(), ms);
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        this.wakeUp = null;
+        resolve();
+      };
+    });
+  }
+}

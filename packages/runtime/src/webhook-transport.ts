@@ -1,0 +1,91 @@
+import { lookup } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { Mode } from '@agov/config';
+import { blockedAddressReason, type OutboundRequest, type OutboundResult, type WebhookTransport } from '@agov/domain';
+import { Agent, buildConnector, request, type Dispatcher } from 'undici';
+
+/** CONTRACT: at most 64 KiB of a receiver's answer is read; the rest is dropped unread. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/**
+ * The one webhook sender. In production it connects only to public unicast addresses,
+ * judged on the address actually dialled, so a name that re-resolves to a private
+ * address after its create-time check (DNS rebinding) is still refused.
+ */
+export function createWebhookTransport(mode: Mode): WebhookTransport {
+  const dispatcher = new Agent(mode === 'production' ? { connect: publicOnlyConnector() } : {});
+  return { post: (outbound) => post(dispatcher, outbound) };
+}
+
+async function post(dispatcher: Dispatcher, outbound: OutboundRequest): Promise<OutboundResult> {
+  const started = performance.now();
+  const signal = AbortSignal.timeout(outbound.timeoutMs);
+  const result = (httpStatus: number | null, error: string | null): OutboundResult => ({
+    ok: error === null,
+    httpStatus,
+    durationMs: Math.round(performance.now() - started),
+    error,
+  });
+  try {
+    // undici's `request` follows no redirects unless a redirect interceptor is added.
+    const response = await request(outbound.url, { dispatcher, method: 'POST', headers: outbound.headers, body: outbound.body, signal });
+    await discardBody(response.body);
+    const status = response.statusCode;
+    if (status >= 200 && status < 300) return result(status, null);
+    if (status >= 300 && status < 400) return result(status, `redirect (HTTP ${status}) not followed`);
+    return result(status, `HTTP ${status}`);
+  } catch (error) {
+    if (signal.aborted) return result(null, `timed out after ${outbound.timeoutMs} ms`);
+    return result(null, failureOf(error));
+  }
+}
+
+/** Reads the answer only so the connection can be reused; its content is never kept. */
+async function discardBody(body: Dispatcher.ResponseData['body']): Promise<void> {
+  let received = 0;
+  for await (const chunk of body) {
+    received += (chunk as Buffer).length;
+    // Leaving the loop destroys the stream, and undici then closes the connection.
+    if (received >= MAX_RESPONSE_BYTES) break;
+  }
+}
+
+/** An address the production policy refuses, raised before any packet is sent to it. */
+class BlockedAddressError extends Error {
+  constructor(address: string, reason: string) {
+    super(`address ${address} is not allowed (${reason})`);
+  }
+}
+
+function failureOf(error: unknown): string {
+  if (error instanceof BlockedAddressError) return error.message;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? `connection failed (${code})` : 'connection failed';
+}
+
+/**
+ * node:net skips `lookup` when the host is an IP literal, so literals are judged here and
+ * names in `publicOnlyLookup`, which sees every address the socket may then dial.
+ */
+function publicOnlyConnector(): buildConnector.connector {
+  const connect = buildConnector({ lookup: publicOnlyLookup });
+  return (options, callback) => {
+    const reason = isIP(options.hostname) ? blockedAddressReason(options.hostname) : null;
+    if (reason !== null) return callback(new BlockedAddressError(options.hostname, reason), null);
+    connect(options, callback);
+  };
+}
+
+const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  lookup(hostname, options, (error, addresses, family) => {
+    if (error) return callback(error, addresses, family);
+    // With `all` (used by node's happy-eyeballs connect) this is a list, else one address.
+    const candidates = typeof addresses === 'string' ? [addresses] : addresses.map((entry) => entry.address);
+    for (const address of candidates) {
+      const reason = blockedAddressReason(address);
+      if (reason !== null) return callback(new BlockedAddressError(address, reason), '', 0);
+    }
+    callback(null, addresses, family);
+  });
+};
