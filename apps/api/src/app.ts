@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Runtime } from '@agov/runtime';
 import { installAuth } from './plugins/auth.js';
 import { installErrorHandling } from './plugins/errors.js';
+import { installMetrics } from './plugins/metrics.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installValidation } from './plugins/validation.js';
 import { healthRoutes } from './routes/health.js';
@@ -47,6 +48,7 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
   installValidation(app);
   installErrorHandling(app);
   installAuth(app, runtime.deps, runtime.config);
+  installMetrics(app, runtime.metrics);
   await installOpenApi(app);
 
   const options = { deps: runtime.deps, config: runtime.config };

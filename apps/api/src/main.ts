@@ -18,4 +18,5 @@ closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
 
 await app.listen({ host: config.host, port: config.port });
 await runtime.startJobs('api');
-logger.info({ mode: config.mode, database: runtime.database.driver, jobs: runtime.dispatch ? 'in-process' : 'worker' }, 'agent governance api ready');
+const metricsPort = await runtime.startMetricsServer();
+logger.info({ mode: config.mode, database: runtime.database.driver, jobs: runtime.dispatch ? 'in-process' : 'worker', metricsPort }, 'agent governance api ready');

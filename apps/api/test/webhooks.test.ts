@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { verify } from '@octokit/webhooks-methods';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookDeliveries, webhookEndpoints } from '@agov/db';
+import { startReceiver, type Received } from '../../../test/receiver.js';
 import { expectError, fieldsOf } from './assertions.js';
 import { createTestApp, request, signupTenant, TestClock, type Credential, type TestApp } from './harness.js';
 
@@ -215,32 +214,6 @@ describe('GET /api/v1/webhooks/:id/deliveries', () => {
     expect(response.json()).toEqual({ data: [] });
   });
 });
-
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A real local receiver answering every POST with `status` (or never), recording what it got. */
-async function startReceiver(status: number | 'never') {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      if (status === 'never') return;
-      res.writeHead(status, { 'content-type': 'text/plain' }).end('RECEIVER-PRIVATE-BODY');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections()),
-  };
-}
 
 describe('POST /api/v1/webhooks/:id/test', () => {
   // Development mode accepts plain http on the local host, where the receiver listens.

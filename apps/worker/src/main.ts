@@ -17,4 +17,5 @@ closeWithGrace({ delay: config.webhookTimeoutMs + 5_000 }, async ({ signal, err 
 });
 
 await runtime.startJobs('worker');
-logger.info({ database: runtime.database.driver, queuePrefix: config.queuePrefix }, 'agent governance worker ready');
+const metricsPort = await runtime.startMetricsServer();
+logger.info({ database: runtime.database.driver, queuePrefix: config.queuePrefix, metricsPort }, 'agent governance worker ready');

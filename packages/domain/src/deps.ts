@@ -3,6 +3,7 @@ import type { Database } from '@agov/db';
 import type { ApiKeyCache } from './identity/api-key-cache.js';
 import type { Clock } from './clock.js';
 import type { DecisionInputsCache } from './policy/decision-inputs.js';
+import type { Observer } from './observer.js';
 import type { WebhookTransport } from './webhooks/transport.js';
 
 /** What domain functions need from the outside world; built once by the runtime. */
@@ -20,4 +21,6 @@ export interface Deps {
     /** Delays before the 2nd, 3rd, … attempt; a delivery has `length + 1` attempts. */
     readonly retryDelaysMs: readonly number[];
   };
+  /** Where monitoring hears about what the domain did. */
+  readonly observe: Observer;
 }

@@ -3,6 +3,7 @@ export * from './clock.js';
 export * from './deps.js';
 export * from './errors.js';
 export * from './invalidation.js';
+export * from './observer.js';
 export * from './pagination.js';
 export * from './secrets.js';
 export * from './identity/accounts.js';

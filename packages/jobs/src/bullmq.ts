@@ -38,6 +38,13 @@ export function bullmqBackend({ redisUrl, prefix, leaseMs, logger }: BullmqOptio
   const producer = connect({ enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   const queues = new Map(QUEUES.map((name) => [name, new Queue<EffectData>(name, { connection: producer, prefix }).on('error', reportError)]));
   const workers: Worker[] = [];
+  // Redis may come back empty (no persistence): the timers are set again on every reconnect.
+  const schedules = new Map<PeriodicJob, number>();
+  const upsertSchedule = (job: PeriodicJob, everyMs: number) =>
+    queue(PERIODIC_JOBS[job].queue).upsertJobScheduler(job, { every: everyMs }, { name: job, data: { id: job }, opts: JOB_OPTIONS });
+  producer.on('ready', () => {
+    for (const [job, everyMs] of schedules) upsertSchedule(job, everyMs).catch(reportError);
+  });
   const lockDuration = Math.max(500, Math.floor(leaseMs / 2));
 
   const queue = (name: QueueName) => queues.get(name)!;
@@ -81,7 +88,8 @@ export function bullmqBackend({ redisUrl, prefix, leaseMs, logger }: BullmqOptio
     },
 
     async schedule(job, everyMs) {
-      await queue(PERIODIC_JOBS[job].queue).upsertJobScheduler(job, { every: everyMs }, { name: job, data: { id: job }, opts: JOB_OPTIONS });
+      schedules.set(job, everyMs);
+      await upsertSchedule(job, everyMs);
     },
 
     async depths() {

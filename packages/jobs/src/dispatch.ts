@@ -3,7 +3,7 @@ import { outbox } from '@agov/db';
 import type { Deps } from '@agov/domain';
 import type { Logger } from 'pino';
 import type { JobBackend } from './backend.js';
-import { EFFECT_JOBS, PERIODIC_JOBS, type HandledKind } from './catalog.js';
+import { EFFECT_JOBS, PERIODIC_JOBS, type HandledKind, type QueueName } from './catalog.js';
 import { OutboxRelay } from './relay.js';
 
 export interface DispatchOptions {
@@ -14,6 +14,8 @@ export interface DispatchOptions {
 
 export interface Dispatch {
   readonly relay: OutboxRelay;
+  /** Jobs waiting in each queue of the backend, for the metrics. */
+  depths(): Promise<Record<QueueName, number>>;
   /** Stops claiming, lets running jobs finish, and closes the backend. */
   close(): Promise<void>;
 }
@@ -42,6 +44,7 @@ export async function startDispatch(deps: Deps, backend: JobBackend, options: Di
   relay.start();
   return {
     relay,
+    depths: () => backend.depths(),
     async close() {
       await relay.stop();
       await backend.close();

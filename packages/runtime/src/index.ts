@@ -12,6 +12,7 @@ import {
   type Invalidation,
 } from '@agov/domain';
 import type { Logger } from 'pino';
+import { createMetrics, startMetricsServer, type Metrics, type MetricsServer } from './metrics.js';
 import { createWebhookTransport } from './webhook-transport.js';
 
 /** Which app a process runs: it decides whether the process carries effects out. */
@@ -28,6 +29,10 @@ export interface Runtime {
    * without `REDIS_URL` the API runs the same handlers in-process, and there is no worker.
    */
   startJobs(role: ProcessRole): Promise<void>;
+  /** This process's Prometheus metrics; the API adds its request timings to them. */
+  readonly metrics: Metrics;
+  /** Serves `GET /metrics` on `METRICS_PORT` when it is set; resolves to the port bound, or null. */
+  startMetricsServer(): Promise<number | null>;
   close(): Promise<void>;
 }
 
@@ -43,6 +48,7 @@ export interface RuntimeOptions {
 export async function createRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const database = await openDatabase(config);
   if (config.migrateOnStart) await database.migrate();
+  const metrics = createMetrics(database, options.logger);
 
   const deps: Deps = {
     database,
@@ -56,6 +62,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       timeoutMs: config.webhookTimeoutMs,
       retryDelaysMs: config.webhookRetryDelaysMs,
     },
+    observe: metrics.observer,
   };
 
   const stopListening = await database.listen(INVALIDATION_CHANNEL, (payload) => {
@@ -66,6 +73,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
 
   const logger = options.logger;
   let dispatch: Dispatch | null = null;
+  let metricsServer: MetricsServer | null = null;
   return {
     config,
     database,
@@ -79,8 +87,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       if (!backend) return;
       const { outboxPollMs: pollMs, outboxLeaseMs: leaseMs, auditBatchIntervalMs } = config;
       dispatch = await startDispatch(deps, backend, { pollMs, leaseMs, auditBatchIntervalMs }, logger);
+      metrics.watchQueues(dispatch);
+    },
+    metrics,
+    async startMetricsServer() {
+      if (config.metricsPort === null) return null;
+      metricsServer ??= await startMetricsServer(metrics.registry, config.metricsPort, config.host, logger);
+      return metricsServer.port;
     },
     async close() {
+      await metricsServer?.close();
       await dispatch?.close();
       await stopListening();
       await database.close();
@@ -106,3 +122,4 @@ function parseInvalidation(payload: string): Invalidation | null {
 }
 
 export { createLogger } from './logger.js';
+export type { Metrics } from './metrics.js';

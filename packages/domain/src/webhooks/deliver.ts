@@ -47,7 +47,7 @@ export async function deliverWebhook(deps: Deps, row: OutboxRow): Promise<void> 
 
   const now = deps.clock.now();
   const next = afterAttempt(delivery.attempts, result.ok, deps.webhooks.retryDelaysMs, now);
-  await deps.database.db.transaction(async (tx) => {
+  const recorded = await deps.database.db.transaction(async (tx) => {
     // Conditional on the attempt count read above: of two runs of the same attempt (a worker
     // presumed dead that was only slow), one records it and owns the row; the other leaves both.
     const [moved] = await tx
@@ -62,8 +62,11 @@ export async function deliverWebhook(deps: Deps, row: OutboxRow): Promise<void> 
       })
       .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.attempts, delivery.attempts), inArray(webhookDeliveries.status, ['pending', 'retrying'])))
       .returning({ id: webhookDeliveries.id });
-    if (!moved) return;
+    if (!moved) return false;
     if (next.nextRetryAt) await postponeEffect(tx, row.id, next.nextRetryAt, result.error);
     else await completeEffect(tx, row.id);
+    return true;
   });
+  // Counted once committed, and by the one run that recorded the attempt.
+  if (recorded) deps.observe.deliveryAttempted(next.status);
 }

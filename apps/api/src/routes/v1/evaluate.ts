@@ -9,6 +9,7 @@ export const evaluationRoutes: Routes = async (app, { deps }) => {
     { config: { access: ACCESS.evaluate }, schema: { tags: ['evaluate'], body: EvaluateBody, response: { 200: EvaluateResponse } } },
     async (request) => {
       const result = await evaluate(deps, request.principal, request.body);
+      request.decision = result.decision;
       return {
         decision: result.decision,
         trace_id: result.traceId,

@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { action, createAgent, createPolicy } from './fixtures.js';
+import { createTestApp, ownDatabase, request, signupTenant, type TestApp } from './harness.js';
+
+// Each app has a database of its own, so outbox figures can be compared exactly.
+const appWithMetrics = async (options: { jobs?: boolean; env?: Record<string, string> } = {}) =>
+  createTestApp({ ...options, env: { METRICS_PORT: '0', DATABASE_URL: await ownDatabase(), ...options.env } });
+
+async function scrape(port: number, path = '/metrics') {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`);
+  return { status: response.status, contentType: response.headers.get('content-type'), text: await response.text() };
+}
+
+/** The value of one series in a scrape, or undefined when the scrape has no such sample. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('GET /metrics on METRICS_PORT', () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await appWithMetrics();
+    port = (await t.runtime.startMetricsServer())!;
+  });
+  afterAll(() => t.close());
+
+  const outboxRows = async () => (await t.runtime.database.rows<{ count: number }>('select count(*)::int as count from outbox'))[0]!.count;
+
+  it('serves Prometheus text on /metrics and nothing else', async () => {
+    const metrics = await scrape(port);
+    expect(metrics.status).toBe(200);
+    expect(metrics.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(metrics.text).toMatch(/^process_cpu_seconds_total /m);
+    expect((await scrape(port, '/other')).status).toBe(404);
+  });
+
+  it('times evaluations answered 200, labelled by decision', async () => {
+    const tenant = await signupTenant(t.app);
+    const agent = await createAgent(t.app, tenant.admin);
+    await createPolicy(t.app, tenant.admin, agent.id);
+    const allowed = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: action(agent.id) });
+    expect(allowed.json().decision).toBe('allow');
+    const invalid = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: {} });
+    expect(invalid.statusCode).toBe(400);
+
+    const { text } = await scrape(port);
+    expect(sample(text, 'agov_evaluate_duration_seconds_count{decision="allow"}')).toBe(1);
+    expect(sample(text, 'agov_evaluate_duration_seconds_sum{decision="allow"}')).toBeGreaterThan(0);
+    expect(sample(text, 'agov_evaluate_duration_seconds_bucket{le="1",decision="allow"}')).toBe(1);
+    expect(text).not.toMatch(/decision="deny"/);
+  });
+
+  it('reports the outbox backlog and how long its longest-waiting due row has waited', async () => {
+    const rows = await outboxRows();
+    expect(rows).toBeGreaterThan(0); // the evaluation above wrote its audit_events effect
+
+    // Nothing due: every row counts in the backlog, none in the age.
+    await t.runtime.database.rows(`update outbox set available_at = now() + interval '1 hour'`);
+    let { text } = await scrape(port);
+    expect(sample(text, 'agov_outbox_backlog')).toBe(rows);
+    expect(sample(text, 'agov_outbox_oldest_age_seconds')).toBe(0);
+
+    await t.runtime.database.rows(`update outbox set available_at = now() - interval '1 hour' where id = (select id from outbox limit 1)`);
+    ({ text } = await scrape(port));
+    expect(sample(text, 'agov_outbox_backlog')).toBe(rows);
+    expect(sample(text, 'agov_outbox_oldest_age_seconds')).toBeGreaterThanOrEqual(3_600);
+    expect(sample(text, 'agov_outbox_oldest_age_seconds')).toBeLessThan(3_660);
+  });
+
+  it('counts recorded webhook delivery attempts by outcome, every outcome from zero', async () => {
+    const before = await scrape(port);
+    expect(sample(before.text, 'agov_webhook_deliveries_total{outcome="delivered"}')).toBe(0);
+    expect(sample(before.text, 'agov_webhook_deliveries_total{outcome="failed"}')).toBe(0);
+
+    t.runtime.deps.observe.deliveryAttempted('failed');
+    const { text } = await scrape(port);
+    expect(sample(text, 'agov_webhook_deliveries_total{outcome="failed"}')).toBe(1);
+    expect(sample(text, 'agov_webhook_deliveries_total{outcome="retrying"}')).toBe(0);
+  });
+
+  it('shows no queue depths in a process that does not dispatch', async () => {
+    expect(t.runtime.dispatch).toBeNull();
+    expect((await scrape(port)).text).not.toMatch(/agov_queue_depth/);
+  });
+});
+
+describe('metrics of a process that dispatches', () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    // Development mode lets webhooks go to plain http on the local host.
+    t = await appWithMetrics({ jobs: true, env: { NODE_ENV: 'development', OUTBOX_POLL_MS: '50', WEBHOOK_RETRY_DELAYS_MS: '60000' } });
+    port = (await t.runtime.startMetricsServer())!;
+  });
+  afterAll(() => t.close());
+
+  it('shows the depth of each of its queues', async () => {
+    const { text } = await scrape(port);
+    expect(sample(text, 'agov_queue_depth{queue="effects"}')).toBe(0);
+    expect(sample(text, 'agov_queue_depth{queue="deliveries"}')).toBe(0);
+  });
+
+  it('counts a delivery attempt the dispatch recorded', async () => {
+    const tenant = await signupTenant(t.app);
+    // The metrics port answers the delivery's POST with 404: a failed attempt, to be retried.
+    const endpoint = await request(t.app, tenant.admin, { method: 'POST', url: '/api/v1/webhooks', payload: { url: `http://127.0.0.1:${port}/hook`, events: ['approval.requested'] } });
+    expect(endpoint.statusCode, endpoint.body).toBe(201);
+    const agent = await createAgent(t.app, tenant.admin);
+    await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'approval_required' });
+    const evaluated = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: action(agent.id) });
+    expect(evaluated.json().decision).toBe('approval_required');
+
+    let retrying: number | undefined;
+    for (const deadline = Date.now() + 10_000; retrying !== 1 && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      retrying = sample((await scrape(port)).text, 'agov_webhook_deliveries_total{outcome="retrying"}');
+    }
+    expect(retrying).toBe(1);
+    const { text } = await scrape(port);
+    expect(sample(text, 'agov_webhook_deliveries_total{outcome="failed"}')).toBe(0);
+    expect(sample(text, 'agov_evaluate_duration_seconds_count{decision="approval_required"}')).toBe(1);
+  });
+});
+
+describe('metrics while the database is unreachable', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await appWithMetrics();
+  });
+  afterAll(() => t.close());
+
+  it('still answers the scrape, without outbox samples, and logs the outage once', async () => {
+    const port = (await t.runtime.startMetricsServer())!;
+    await t.runtime.database.close();
+
+    for (const { status, text } of [await scrape(port), await scrape(port)]) {
+      expect(status).toBe(200);
+      expect(sample(text, 'agov_outbox_backlog')).toBeUndefined();
+      expect(sample(text, 'agov_outbox_oldest_age_seconds')).toBeUndefined();
+      expect(text).toMatch(/^process_cpu_seconds_total /m);
+    }
+    expect(t.logs.filter((line) => line.includes('cannot read the outbox'))).toHaveLength(1);
+  });
+});

@@ -1,0 +1,177 @@
+import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { outbox, webhookDeliveries } from '@agov/db';
+import { freePort, startRedis, startWorker, type Started } from '../../../test/processes.js';
+import { eventually, startReceiver, type Answer, type Receiver } from '../../../test/receiver.js';
+import { action, createAgent, createPolicy } from '../../api/test/fixtures.js';
+import { createTestApp, ownDatabase, request, signupTenant, type TestApp } from '../../api/test/harness.js';
+
+/*
+ * The API with REDIS_URL records effects and dispatches nothing itself; worker processes
+ * consume them from BullMQ. Each test has its own queue prefix, so nothing it queues reaches
+ * another test's workers.
+ */
+const SHARED_REDIS = 'redis://127.0.0.1:6379';
+let databaseUrl: string;
+beforeAll(async () => {
+  databaseUrl = await ownDatabase();
+});
+
+const started: Started[] = [];
+const receivers: Receiver[] = [];
+const apps: TestApp[] = [];
+afterEach(async () => {
+  for (const process of started.splice(0).reverse()) await process.stop('SIGKILL');
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+  await Promise.all(apps.splice(0).map((app) => app.close()));
+});
+
+/** Timers short enough for a test; the same for the API and its workers. */
+const timers = (webhookTimeoutMs = 2_000) => ({
+  NODE_ENV: 'development',
+  WEBHOOK_RETRY_DELAYS_MS: '200,200,200,200',
+  WEBHOOK_TIMEOUT_MS: String(webhookTimeoutMs),
+  OUTBOX_POLL_MS: '50',
+  OUTBOX_LEASE_MS: '2000',
+  LOG_LEVEL: 'info',
+  MIGRATE_ON_START: 'false',
+});
+
+async function deployment(options: { redisUrl?: string; webhookTimeoutMs?: number } = {}) {
+  const env = { ...timers(options.webhookTimeoutMs), DATABASE_URL: databaseUrl, REDIS_URL: options.redisUrl ?? SHARED_REDIS, QUEUE_PREFIX: `agov-test-${randomUUID()}` };
+  const api = await createTestApp({ env, jobs: true });
+  apps.push(api);
+  return {
+    api,
+    async worker() {
+      const worker = await startWorker(env);
+      started.push(worker);
+      return worker;
+    },
+  };
+}
+
+async function receiver(answers: Answer[] | Answer) {
+  const hook = await startReceiver(answers);
+  receivers.push(hook);
+  return hook;
+}
+
+/** A tenant subscribed at `url` to approval.requested, with an agent that needs approval for every write. */
+async function subscribedTenant(api: TestApp, url: string) {
+  const tenant = await signupTenant(api.app);
+  const created = await request(api.app, tenant.admin, { method: 'POST', url: '/api/v1/webhooks', payload: { url, events: ['approval.requested'] } });
+  expect(created.statusCode, created.body).toBe(201);
+  const agent = await createAgent(api.app, tenant.admin);
+  await createPolicy(api.app, tenant.admin, agent.id, { policy_effect: 'approval_required' });
+  const evaluate = async () => {
+    const response = await request(api.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: action(agent.id) });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json().approval_request_id as string;
+  };
+  return { tenant, endpointId: created.json().data.id as string, evaluate };
+}
+
+const deliveryRows = (api: TestApp, endpointId: string) => api.runtime.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId));
+
+describe('the worker process', () => {
+  it('delivers what the API records, while the API itself dispatches nothing', async () => {
+    const hook = await receiver(200);
+    const { api, worker } = await deployment();
+    expect(api.runtime.dispatch).toBeNull();
+    const { evaluate, endpointId } = await subscribedTenant(api, hook.url);
+    const approvals = [await evaluate(), await evaluate(), await evaluate()];
+
+    // Recorded, not sent: no worker runs yet.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(hook.received).toHaveLength(0);
+
+    await worker();
+    await hook.waitFor(3);
+    expect(new Set(hook.envelopes().map((envelope) => (envelope.data.approval as { id: string }).id))).toEqual(new Set(approvals));
+    const rows = await eventually(async () => {
+      const all = await deliveryRows(api, endpointId);
+      return all.every((row) => row.status === 'delivered') && all;
+    });
+    expect(rows).toHaveLength(3);
+  });
+
+  it('sends each delivery once with two worker replicas', async () => {
+    const hook = await receiver(200);
+    const { api, worker } = await deployment();
+    const { evaluate } = await subscribedTenant(api, hook.url);
+    await Promise.all([worker(), worker()]);
+    const approvals = await Promise.all(Array.from({ length: 20 }, () => evaluate()));
+
+    await hook.waitFor(20);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(hook.received).toHaveLength(20);
+    expect(new Set(hook.received.map((r) => r.headers['x-webhook-id'])).size).toBe(20);
+    expect(new Set(hook.envelopes().map((envelope) => (envelope.data.approval as { id: string }).id))).toEqual(new Set(approvals));
+  });
+
+  it('finishes a delivery whose worker was killed mid-request, with the same delivery id', async () => {
+    // The first request is never answered: the worker sending it is killed meanwhile.
+    const hook = await receiver(['never', 200]);
+    const { api, worker } = await deployment({ webhookTimeoutMs: 10_000 });
+    const { evaluate, endpointId } = await subscribedTenant(api, hook.url);
+    const doomed = await worker();
+    await evaluate();
+    await hook.waitFor(1);
+    expect(await doomed.stop('SIGKILL')).toBeNull();
+
+    await worker();
+    const [first, second] = await hook.waitFor(2, 20_000);
+    expect(second!.headers['x-webhook-id']).toBe(first!.headers['x-webhook-id']);
+    const [row] = await eventually(async () => {
+      const rows = await deliveryRows(api, endpointId);
+      return rows[0]?.status === 'delivered' && rows;
+    });
+    expect(row).toMatchObject({ status: 'delivered', httpStatus: 200 });
+  });
+
+  it('closes gracefully on SIGTERM', async () => {
+    const { worker } = await deployment();
+    const running = await worker();
+    expect(await running.stop('SIGTERM')).toBe(0);
+    expect(running.output()).toMatch(/worker shutting down/);
+  });
+
+  it('refuses to start without REDIS_URL', async () => {
+    await expect(startWorker({ ...timers(), DATABASE_URL: databaseUrl })).rejects.toThrow(/REDIS_URL is required by the worker/);
+  });
+});
+
+describe('Redis outages', () => {
+  let redis: Started | null = null;
+  afterAll(async () => {
+    await redis?.stop('SIGKILL');
+  });
+
+  it('keeps evaluate answering while Redis is down, and delivers everything once it is back', async () => {
+    const port = await freePort();
+    redis = await startRedis(port);
+    const hook = await receiver(200);
+    const { api, worker } = await deployment({ redisUrl: `redis://127.0.0.1:${port}` });
+    const { tenant, evaluate } = await subscribedTenant(api, hook.url);
+    await worker();
+    await evaluate();
+    await hook.waitFor(1);
+
+    await redis.stop('SIGKILL');
+    const during = [await evaluate(), await evaluate(), await evaluate()];
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(hook.received).toHaveLength(1);
+
+    // Back, and empty: whatever was queued is gone, and the outbox still has it.
+    redis = await startRedis(port);
+    await hook.waitFor(4, 30_000);
+    const sent = hook.envelopes().map((envelope) => (envelope.data.approval as { id: string }).id);
+    expect(sent.slice(1).sort()).toEqual([...during].sort());
+    await eventually(async () => {
+      const rows = await api.runtime.database.db.select().from(outbox).where(eq(outbox.tenantId, tenant.tenantId));
+      return rows.every((row) => row.kind === 'approval_expiry');
+    });
+  });
+});
