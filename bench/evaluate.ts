@@ -1,60 +1,123 @@
 /**
  * `npm run bench`: the built API in its own process on a real PostgreSQL (synchronous commit
  * on), driven by autocannon with 64 connections. A tenant has 50 active rules per agent, and
- * the matching rule is the lowest, so every decision scans them all.
+ * the matching rule is the lowest, so every decision scans them all; it has a webhook
+ * endpoint for `approval.requested` at a local receiver, so every approval is delivered.
+ *
+ * Evaluate runs twice: with no worker (effects pile up in the outbox), then with a worker
+ * process consuming from Redis. After each run the bench reports the effects left undone
+ * when the load stopped and how long the worker took to finish them. Every response must be
+ * 2xx and a sample of bodies must carry the expected decision, or the bench fails.
  *
  * Environment: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres),
- * BENCH_DURATION_S (default 10), BENCH_CONNECTIONS (default 64), BENCH_LOG_LEVEL (default warn).
+ * BENCH_REDIS_URL (default redis://127.0.0.1:6379), BENCH_DURATION_S (default 10),
+ * BENCH_CONNECTIONS (default 64), BENCH_LOG_LEVEL (default warn).
  */
+import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
-import { build, call, freshDatabase, signUp, startService } from './support.js';
+import postgres from 'postgres';
+import { startReceiver } from '../test/receiver.js';
+import { build, call, freshDatabase, signUp, startService, startWorker } from './support.js';
 
 const duration = Number(process.env.BENCH_DURATION_S ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** Every this many responses, the body is checked. */
+const SAMPLE_EVERY = 50;
+
+type Scenario = { title: string; path: string; body: Record<string, unknown>; expect: (body: Record<string, unknown>) => boolean };
 
 async function main() {
   build();
   const database = await freshDatabase();
   const [{ synchronous_commit }] = (await database.admin`show synchronous_commit`) as unknown as [{ synchronous_commit: string }];
-  const service = await startService(database.url);
+  // Development mode: the only difference that matters here is that webhooks may go to the
+  // receiver on the local host.
+  const env = { NODE_ENV: 'development', REDIS_URL: redisUrl, QUEUE_PREFIX: `agov-bench-${randomUUID()}` };
+  const receiver = await startReceiver(200);
+  const service = await startService(database.url, { env });
+  let worker: Awaited<ReturnType<typeof startWorker>> | null = null;
   try {
     const base = service.url;
-    const seed = await seedTenant(base);
+    const seed = await seedTenant(base, receiver.url);
     console.log(`\nPostgreSQL synchronous_commit=${synchronous_commit}; ${connections} connections, ${duration} s per scenario\n`);
-    const scenarios = [
-      { title: 'evaluate → allow', path: '/api/v1/evaluate', body: seed.allowAction },
-      { title: 'evaluate → approval_required', path: '/api/v1/evaluate', body: seed.approvalAction },
-      { title: 'dry run POST /policies/test', path: '/api/v1/policies/test', body: seed.allowAction },
+    const evaluations: Scenario[] = [
+      { title: 'evaluate → allow', path: '/api/v1/evaluate', body: seed.allowAction, expect: (b) => b.decision === 'allow' },
+      { title: 'evaluate → approval_required', path: '/api/v1/evaluate', body: seed.approvalAction, expect: (b) => b.decision === 'approval_required' },
     ];
+    const outbox = outboxWatch(postgres(database.url, { max: 1, onnotice: () => {} }));
     const rows = [];
-    for (const scenario of scenarios) {
-      const result = await autocannon({
-        url: `${base}${scenario.path}`,
-        method: 'POST',
-        connections,
-        duration,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${seed.apiKey}` },
-        body: JSON.stringify(scenario.body),
-      });
-      rows.push({
-        scenario: scenario.title,
-        'requests/s': Math.round(result.requests.average),
-        'p50 ms': result.latency.p50,
-        'p99 ms': result.latency.p99,
-        'non-2xx': result.non2xx,
-        errors: result.errors,
-      });
+
+    for (const scenario of evaluations) rows.push({ ...(await drive(base, seed.apiKey, scenario)), worker: 'none', ...(await outbox.left()) });
+    const piledUp = await outbox.pending();
+    worker = await startWorker(database.url, env);
+    const drained = await outbox.drain();
+    console.log(`A worker started on a backlog of ${piledUp} effects finished them in ${drained.toFixed(1)} s (${Math.round(piledUp / drained)} effects/s).\n`);
+
+    for (const scenario of evaluations) {
+      const before = receiver.received.length;
+      const result = await drive(base, seed.apiKey, scenario);
+      const backlog = await outbox.pending();
+      const drainedIn = await outbox.drain();
+      rows.push({ ...result, worker: '1 process', 'effects left': backlog, 'drained in s': Number(drainedIn.toFixed(1)), 'webhooks received': receiver.received.length - before });
     }
+    rows.push({ ...(await drive(base, seed.apiKey, { title: 'dry run POST /policies/test', path: '/api/v1/policies/test', body: seed.allowAction, expect: (b) => b.effect === 'allow' })), worker: '1 process' });
+    await outbox.close();
     console.table(rows);
   } finally {
+    await worker?.stop();
     await service.stop();
+    await receiver.close();
     await database.drop();
   }
 }
 
+/** One scenario under load; throws on any non-2xx or a sampled body with the wrong decision. */
+async function drive(base: string, apiKey: string, scenario: Scenario) {
+  let seen = 0;
+  let wrong = 0;
+  const result = await autocannon({
+    url: `${base}${scenario.path}`,
+    method: 'POST',
+    connections,
+    duration,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+    body: JSON.stringify(scenario.body),
+    requests: [
+      {
+        onResponse: (status: number, body: string) => {
+          seen += 1;
+          if (seen % SAMPLE_EVERY === 0 && (status !== 200 || !scenario.expect(JSON.parse(body)))) wrong += 1;
+        },
+      },
+    ],
+  });
+  if (result.non2xx > 0 || result.errors > 0 || wrong > 0) {
+    throw new Error(`${scenario.title}: ${result.non2xx} non-2xx, ${result.errors} errors, ${wrong} sampled bodies with the wrong answer`);
+  }
+  return { scenario: scenario.title, 'requests/s': Math.round(result.requests.average), 'p50 ms': result.latency.p50, 'p99 ms': result.latency.p99 };
+}
+
+/** Effects still to do: everything in the outbox but the approvals' expiries, a day away. */
+function outboxWatch(sql: postgres.Sql) {
+  const pending = async () => Number((await sql`select count(*)::int as n from outbox where kind <> 'approval_expiry'`)[0]!.n);
+  return {
+    pending,
+    close: () => sql.end(),
+    left: async () => ({ 'effects left': await pending() }),
+    /** Seconds until nothing is left to do. */
+    async drain(): Promise<number> {
+      const started = performance.now();
+      while ((await pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      return (performance.now() - started) / 1000;
+    },
+  };
+}
+
 /** A tenant with two agents, each with 49 rules that do not match above the one that does. */
-async function seedTenant(base: string) {
+async function seedTenant(base: string, webhookUrl: string) {
   const { headers, runtimeKey: apiKey } = await signUp(base);
+  await call(base, '/api/v1/webhooks', { method: 'POST', headers, body: { url: webhookUrl, events: ['approval.requested'] } });
   const agentFor = async (name: string) =>
     (
       await call(base, '/api/v1/agents', {

@@ -70,7 +70,7 @@ async function main() {
         const previous = service;
         service = undefined;
         await previous.stop();
-        service = await startService(database.url, flags);
+        service = await startService(database.url, { nodeFlags: flags });
         expectRows(await download(service, seed.adminKey, kind, kind.window(1_000)), 1_000);
         await new Promise((resolve) => setTimeout(resolve, 500));
         const result = await measure(service, seed.adminKey, kind, kind.window(size));

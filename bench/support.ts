@@ -38,12 +38,14 @@ export interface Service {
   stop(): Promise<void>;
 }
 
+const logLevel = process.env.BENCH_LOG_LEVEL ?? 'warn';
+
 /** Starts the built API on a free port against `databaseUrl` and waits until it is healthy. */
-export async function startService(databaseUrl: string, nodeFlags: readonly string[] = []): Promise<Service> {
+export async function startService(databaseUrl: string, options: { nodeFlags?: readonly string[]; env?: Record<string, string> } = {}): Promise<Service> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, 'apps/api/dist/main.js'], {
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeFlags ?? []), 'apps/api/dist/main.js'], {
     cwd: root,
-    env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn' },
+    env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: logLevel, ...options.env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -58,6 +60,33 @@ export async function startService(databaseUrl: string, nodeFlags: readonly stri
     pid: child.pid as number,
     stop: () =>
       new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Starts the built worker against `databaseUrl` and waits until it consumes. */
+export async function startWorker(databaseUrl: string, env: Record<string, string>, nodeFlags: readonly string[] = []): Promise<{ stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [...nodeFlags, 'apps/worker/dist/main.js'], {
+    cwd: root,
+    env: { PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', MIGRATE_ON_START: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) {
+        if (line.includes('worker ready')) resolve();
+        // Only what the API would show at BENCH_LOG_LEVEL=warn.
+        else if (/"level":(4|5|6)0/.test(line)) process.stderr.write(`${line}\n`);
+      }
+    });
+  });
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        child.removeAllListeners('exit');
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),

@@ -31,6 +31,9 @@ export type EffectKind = Effect['kind'];
 
 export type OutboxRow = typeof outbox.$inferSelect;
 
+/** An outbox row as a job sees it: which effect, for whom, and the ids it concerns. */
+export type DueEffect = Pick<OutboxRow, 'id' | 'tenantId' | 'payload'>;
+
 /** Outbox rows for effects; a webhook gets its envelope (id, event, timestamp, tenant_id, data) now. */
 export function outboxRows(tenantId: string, effects: readonly Effect[], now: Date): OutboxRow[] {
   return effects.map((effect) => ({

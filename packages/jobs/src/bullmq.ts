@@ -13,10 +13,10 @@ export interface BullmqOptions {
   logger: Logger;
 }
 
-/** What a job carries: the outbox row's id, nothing else (secrets are read when it runs). */
-interface EffectData {
-  id: string;
-}
+/** What a job carries: the outbox row's id and the ids it concerns (secrets are read when it runs). */
+type EffectData = Omit<ClaimedEffect, 'kind'>;
+/** Periodic jobs carry nothing. */
+type JobData = EffectData | Record<string, never>;
 
 // Our retries live in the outbox, not in BullMQ: a finished or failed job has nothing to keep.
 const JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true };
@@ -36,12 +36,12 @@ export function bullmqBackend({ redisUrl, prefix, leaseMs, logger }: BullmqOptio
   };
   const connections: Redis[] = [];
   const producer = connect({ enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  const queues = new Map(QUEUES.map((name) => [name, new Queue<EffectData>(name, { connection: producer, prefix }).on('error', reportError)]));
+  const queues = new Map(QUEUES.map((name) => [name, new Queue<JobData>(name, { connection: producer, prefix }).on('error', reportError)]));
   const workers: Worker[] = [];
   // Redis may come back empty (no persistence): the timers are set again on every reconnect.
   const schedules = new Map<PeriodicJob, number>();
   const upsertSchedule = (job: PeriodicJob, everyMs: number) =>
-    queue(PERIODIC_JOBS[job].queue).upsertJobScheduler(job, { every: everyMs }, { name: job, data: { id: job }, opts: JOB_OPTIONS });
+    queue(PERIODIC_JOBS[job].queue).upsertJobScheduler(job, { every: everyMs }, { name: job, data: {}, opts: JOB_OPTIONS });
   producer.on('ready', () => {
     for (const [job, everyMs] of schedules) upsertSchedule(job, everyMs).catch(reportError);
   });
@@ -59,18 +59,18 @@ export function bullmqBackend({ redisUrl, prefix, leaseMs, logger }: BullmqOptio
       // The job id is the outbox row's id: handing the same row on twice queues it once.
       await Promise.all(
         [...byQueue].map(([name, batch]) =>
-          queue(name).addBulk(batch.map((effect) => ({ name: effect.kind, data: { id: effect.id }, opts: { ...JOB_OPTIONS, jobId: effect.id } }))),
+          queue(name).addBulk(batch.map(({ kind, ...data }) => ({ name: kind, data, opts: { ...JOB_OPTIONS, jobId: data.id } }))),
         ),
       );
     },
 
     async consume(consumers: Consumers) {
       for (const name of QUEUES) {
-        const worker = new Worker<EffectData>(
+        const worker = new Worker<JobData>(
           name,
           async (job) => {
             if (job.name in PERIODIC_JOBS) return consumers.periodic(job.name as PeriodicJob);
-            return consumers.effect({ id: job.data.id, kind: job.name as HandledKind });
+            return consumers.effect({ ...(job.data as EffectData), kind: job.name as HandledKind });
           },
           {
             connection: connect({ maxRetriesPerRequest: null }),

@@ -1,13 +1,4 @@
-import {
-  announceAuditBatches,
-  deliverWebhook,
-  expireOnSchedule,
-  fanOutAuditEvents,
-  fanOutWebhook,
-  type Deps,
-  type EffectKind,
-  type OutboxRow,
-} from '@agov/domain';
+import { announceAuditBatches, deliverWebhook, expireOnSchedule, fanOutAuditEvents, type Deps, type DueEffect, type EffectKind } from '@agov/domain';
 
 /**
  * Two queues, so slow HTTP deliveries never hold up the fast fan-outs and expiries that
@@ -19,16 +10,16 @@ export type QueueName = (typeof QUEUES)[number];
 interface EffectJob {
   queue: QueueName;
   /** Does the effect and retires or reschedules its outbox row. */
-  handle(deps: Deps, row: OutboxRow): Promise<unknown>;
+  handle(deps: Deps, effect: DueEffect): Promise<unknown>;
 }
 
 /**
- * The job catalog: each kind of outbox row, the queue it travels on and its handler. Job
- * payloads carry the outbox row's id only; handlers read everything else, secrets included,
- * from the database when they run. E-mail and chat cards join with their handlers.
+ * The job catalog: each kind of outbox row that travels as a job, its queue and its handler.
+ * A job carries the row's id and the ids it concerns; handlers read everything else, secrets
+ * included, from the database when they run. Webhooks are not here: the relay fans them out
+ * into deliveries as it claims them. E-mail and chat cards join with their handlers.
  */
 export const EFFECT_JOBS = {
-  webhook: { queue: 'effects', handle: fanOutWebhook },
   audit_events: { queue: 'effects', handle: fanOutAuditEvents },
   approval_expiry: { queue: 'effects', handle: expireOnSchedule },
   webhook_delivery: { queue: 'deliveries', handle: deliverWebhook },

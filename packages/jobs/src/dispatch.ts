@@ -1,5 +1,3 @@
-import { eq } from 'drizzle-orm';
-import { outbox } from '@agov/db';
 import type { Deps } from '@agov/domain';
 import type { Logger } from 'pino';
 import type { JobBackend } from './backend.js';
@@ -27,11 +25,9 @@ export interface Dispatch {
 export async function startDispatch(deps: Deps, backend: JobBackend, options: DispatchOptions, logger: Logger): Promise<Dispatch> {
   const relay = new OutboxRelay(deps, backend, logger, options);
   await backend.consume({
-    async effect({ id }) {
-      const [row] = await deps.database.db.select().from(outbox).where(eq(outbox.id, id));
-      if (!row) return; // finished by an earlier run of the same job
-      const job = EFFECT_JOBS[row.kind as HandledKind];
-      await job.handle(deps, row);
+    async effect(effect) {
+      const job = EFFECT_JOBS[effect.kind];
+      await job.handle(deps, effect);
       // Fan-outs and expiries write new effects (deliveries, webhooks): send them on now.
       if (job.queue === 'effects') relay.wake();
     },

@@ -2,9 +2,12 @@ import type { Deps } from '@agov/domain';
 import type { Logger } from 'pino';
 import { HANDLED_KINDS, type HandledKind } from './catalog.js';
 
+/** A claimed row as its job carries it: the row's id and the ids it concerns. */
 export interface ClaimedEffect {
   id: string;
   kind: HandledKind;
+  tenantId: string;
+  payload: Record<string, unknown>;
 }
 
 /** Where claimed effects go: a queue on Redis, or this process's own consumers. */
@@ -17,11 +20,14 @@ const sqlList = (values: readonly string[]) => values.map((value) => `'${value}'
 
 /**
  * One statement claims a batch of due rows, oldest first; rows another relay holds are
- * skipped, so any number of relays can run. Effects nobody is waiting for are deleted on
- * the spot instead of travelling through the queue: webhooks and audit events of a tenant
- * with no active endpoint subscribed to them, the expiry of a request already decided, and
- * e-mails and chat cards of a tenant that has not enabled them. Claimed rows are leased:
- * due again after `$2` ms unless their handler finishes or reschedules them first.
+ * skipped, so any number of relays can run. In the same statement:
+ * - a webhook becomes one delivery per active endpoint of its tenant subscribed to its event,
+ *   each with an outbox row of its own, claimed at once (no job just to fan out);
+ * - effects nobody is waiting for are deleted instead of travelling through the queue:
+ *   audit events of a tenant with no subscribed endpoint, the expiry of a request already
+ *   decided, e-mails and chat cards of a tenant that has not enabled them;
+ * - the rest are leased: due again after `$2` ms unless their handler finishes or
+ *   reschedules them first.
  */
 const CLAIM = `
   with due as (
@@ -32,8 +38,6 @@ const CLAIM = `
     for update of o skip locked
   ), judged as (
     select d.id, d.kind, case d.kind
-      when 'webhook' then exists (select 1 from webhook_endpoints e
-        where e.tenant_id = d.tenant_id and e.is_active and (d.payload->>'event') = any(e.events))
       when 'audit_events' then exists (select 1 from webhook_endpoints e
         where e.tenant_id = d.tenant_id and e.is_active and 'audit.event' = any(e.events))
       when 'approval_expiry' then exists (select 1 from approval_requests a
@@ -42,15 +46,31 @@ const CLAIM = `
         where n.tenant_id = d.tenant_id and n.email_enabled)
       when 'chat_card' then exists (select 1 from chat_integrations c
         where c.tenant_id = d.tenant_id and c.enabled)
-      else true end as wanted
+      else d.kind <> 'webhook' end as wanted
     from due d
-  ), dropped as (
+  ), deliveries as (
+    insert into webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_type, payload)
+    select gen_random_uuid(), d.tenant_id, e.id, (d.payload->>'id')::uuid, d.payload->>'event', d.payload
+    from due d join webhook_endpoints e
+      on e.tenant_id = d.tenant_id and e.is_active and (d.payload->>'event') = any(e.events)
+    where d.kind = 'webhook'
+    returning id, tenant_id
+  ), delivery_effects as (
+    insert into outbox (tenant_id, kind, payload, available_at, attempts)
+    select tenant_id, 'webhook_delivery', jsonb_build_object('delivery_id', id), now() + $2 * interval '1 millisecond', 1
+    from deliveries
+    returning id, kind, tenant_id, payload
+  ), retired as (
     delete from outbox o using judged j where o.id = j.id and not j.wanted
+  ), claimed as (
+    update outbox o set available_at = now() + $2 * interval '1 millisecond', attempts = o.attempts + 1
+    from judged j
+    where o.id = j.id and j.wanted and j.kind in (${sqlList(HANDLED_KINDS)})
+    returning o.id, o.kind, o.tenant_id, o.payload
   )
-  update outbox o set available_at = now() + $2 * interval '1 millisecond', attempts = o.attempts + 1
-  from judged j
-  where o.id = j.id and j.wanted and j.kind in (${sqlList(HANDLED_KINDS)})
-  returning o.id, o.kind`;
+  select id, kind, tenant_id as "tenantId", payload from claimed
+  union all
+  select id, kind, tenant_id, payload from delivery_effects`;
 
 const RELEASE = `update outbox set available_at = now() where id = any($1::uuid[])`;
 

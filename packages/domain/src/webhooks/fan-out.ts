@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, arrayContains, asc, between, eq } from 'drizzle-orm';
 import { outbox, traceEvents, traces, webhookDeliveries, webhookEndpoints, type Tx } from '@agov/db';
 import type { Deps } from '../deps.js';
-import { completeEffect, outboxRows, type OutboxRow, type WebhookEvent } from '../outbox.js';
+import { completeEffect, outboxRows, type DueEffect, type WebhookEvent } from '../outbox.js';
 import { presentAuditExportRow } from '../presenters/traces.js';
 
 /** The envelope every webhook carries (spec "Events → Envelope"). */
@@ -15,21 +15,13 @@ export interface Envelope {
 }
 
 /**
- * Turns a recorded webhook into one delivery per active endpoint of the tenant subscribed to
- * its event, each with its own outbox row, and retires the source row: all in one
- * transaction, so a crash leaves either the source or every delivery, never half.
+ * Events seq from..to of a trace, each as an `audit.event` webhook (CONTRACT: data
+ * `{event: <audit export row>}`), one delivery per subscribed endpoint, each with its own
+ * outbox row; the source row is retired in the same transaction, so a crash leaves either
+ * the source or every delivery, never half. (Other webhooks carry their data already and
+ * are fanned out by the relay itself.)
  */
-export async function fanOutWebhook(deps: Deps, row: OutboxRow): Promise<number> {
-  const envelope = row.payload as unknown as Envelope;
-  return deps.database.db.transaction(async (tx) => {
-    const created = await createDeliveries(tx, deps, row.tenantId, [envelope]);
-    await completeEffect(tx, row.id);
-    return created;
-  });
-}
-
-/** Events seq from..to of a trace, each as an `audit.event` webhook (CONTRACT: data `{event: <audit export row>}`). */
-export async function fanOutAuditEvents(deps: Deps, row: OutboxRow): Promise<number> {
+export async function fanOutAuditEvents(deps: Deps, row: DueEffect): Promise<number> {
   const { trace_id: traceId, from_seq: fromSeq, to_seq: toSeq } = row.payload as { trace_id: string; from_seq: number; to_seq: number };
   return deps.database.db.transaction(async (tx) => {
     const events = await tx
@@ -53,12 +45,11 @@ export async function fanOutAuditEvents(deps: Deps, row: OutboxRow): Promise<num
 }
 
 async function createDeliveries(tx: Tx, deps: Deps, tenantId: string, envelopes: readonly Envelope[]): Promise<number> {
-  const event = envelopes[0]?.event;
-  if (!event) return 0;
+  if (envelopes.length === 0) return 0;
   const endpoints = await tx
     .select({ id: webhookEndpoints.id })
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.tenantId, tenantId), eq(webhookEndpoints.isActive, true), arrayContains(webhookEndpoints.events, [event])));
+    .where(and(eq(webhookEndpoints.tenantId, tenantId), eq(webhookEndpoints.isActive, true), arrayContains(webhookEndpoints.events, ['audit.event'])));
   if (endpoints.length === 0) return 0;
 
   const now = deps.clock.now();
