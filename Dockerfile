@@ -3,10 +3,12 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json turbo.json tsconfig.base.json ./
 COPY apps/api/package.json apps/api/
+COPY apps/cli/package.json apps/cli/
 COPY apps/worker/package.json apps/worker/
 COPY packages/config/package.json packages/config/
 COPY packages/db/package.json packages/db/
 COPY packages/domain/package.json packages/domain/
+COPY packages/jobs/package.json packages/jobs/
 COPY packages/runtime/package.json packages/runtime/
 RUN npm ci --no-audit --no-fund
 COPY apps apps
