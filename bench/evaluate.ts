@@ -15,6 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { startReceiver } from '../test/receiver.js';
 import { build, call, freshDatabase, signUp, startService, startWorker } from './support.js';
@@ -69,7 +70,16 @@ async function main() {
     await service.stop();
     await receiver.close();
     await database.drop();
+    await dropQueues(env.QUEUE_PREFIX);
   }
+}
+
+/** The run's queues leave the shared Redis with it. */
+async function dropQueues(prefix: string) {
+  const redis = new Redis(redisUrl);
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
 }
 
 /** One scenario under load; throws on any non-2xx or a sampled body with the wrong decision. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { outbox, webhookDeliveries } from '@agov/db';
 import { freePort, startRedis, startWorker, type Started } from '../../../test/processes.js';
@@ -16,6 +17,17 @@ const SHARED_REDIS = 'redis://127.0.0.1:6379';
 let databaseUrl: string;
 beforeAll(async () => {
   databaseUrl = await ownDatabase();
+});
+
+// Each test's queues live under a prefix of its own, removed from the shared Redis at the end.
+const prefixes: string[] = [];
+afterAll(async () => {
+  const redis = new Redis(SHARED_REDIS);
+  for (const prefix of prefixes) {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+  }
+  await redis.quit();
 });
 
 const started: Started[] = [];
@@ -39,7 +51,9 @@ const timers = (webhookTimeoutMs = 2_000) => ({
 });
 
 async function deployment(options: { redisUrl?: string; webhookTimeoutMs?: number } = {}) {
-  const env = { ...timers(options.webhookTimeoutMs), DATABASE_URL: databaseUrl, REDIS_URL: options.redisUrl ?? SHARED_REDIS, QUEUE_PREFIX: `agov-test-${randomUUID()}` };
+  const prefix = `agov-test-${randomUUID()}`;
+  prefixes.push(prefix);
+  const env = { ...timers(options.webhookTimeoutMs), DATABASE_URL: databaseUrl, REDIS_URL: options.redisUrl ?? SHARED_REDIS, QUEUE_PREFIX: prefix };
   const api = await createTestApp({ env, jobs: true });
   apps.push(api);
   return {
