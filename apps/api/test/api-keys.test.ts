@@ -140,7 +140,7 @@ describe('key lifecycle', () => {
     expect(denied.json().error).toBe('forbidden');
   });
 
-  it.each(['Bearer ai_123', 'Bearer ' + 'ai_' + 'f'.repeat(64), 'Basic abc', 'Bearer'])('rejects Authorization "%s" with 401', async (header) => {
+  it.each(['Bearer ai_123', `Bearer ai_${'f'.repeat(64)}`, 'Basic abc', 'Bearer'])('rejects Authorization "%s" with 401', async (header) => {
     const response = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { authorization: header } });
     expect(response.statusCode).toBe(401);
     expect(response.json()).toMatchObject({ error: 'unauthorized', status: 401, request_id: expect.any(String) });

@@ -73,7 +73,8 @@ let copies = 0;
  */
 export async function ownDatabase(): Promise<string> {
   const server = inject('serverUrl');
-  const name = `${inject('databaseUrl').split('/').pop()}_own_${process.pid}_${(copies += 1)}`;
+  copies += 1;
+  const name = `${inject('databaseUrl').split('/').pop()}_own_${process.pid}_${copies}`;
   const admin = postgres(server, { max: 1, onnotice: () => {} });
   try {
     await admin.unsafe(`create database ${name} template ${inject('templateDatabase')}`);
@@ -97,7 +98,10 @@ export function request(app: FastifyInstance, credential: Credential, options: I
 }
 
 let counter = 0;
-export const uniqueEmail = (label = 'user') => `${label}.${Date.now()}.${process.pid}.${(counter += 1)}@example.test`;
+export function uniqueEmail(label = 'user') {
+  counter += 1;
+  return `${label}.${Date.now()}.${process.pid}.${counter}@example.test`;
+}
 
 export const PASSWORD = 'correct horse battery staple';
 

@@ -33,8 +33,10 @@ export async function transactionInvalidating<T>(deps: Deps, work: (tx: Tx, inva
 export function applyInvalidation(deps: Deps, message: Invalidation): void {
   switch (message.kind) {
     case 'api_key':
-      return deps.apiKeys.evictKeyId(message.id);
+      deps.apiKeys.evictKeyId(message.id);
+      return;
     case 'agent':
-      return deps.decisionInputs.evict(message.id);
+      deps.decisionInputs.evict(message.id);
+      return;
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { outbox, type Executor } from '@agov/db';
+import { outbox, type Executor, type OutboxRow } from '@agov/db';
 
 export const WEBHOOK_EVENTS = [
   'approval.requested',
@@ -28,8 +28,6 @@ export type Effect =
   | { kind: 'webhook_delivery'; deliveryId: string };
 
 export type EffectKind = Effect['kind'];
-
-export type OutboxRow = typeof outbox.$inferSelect;
 
 /** An outbox row as a job sees it: which effect, for whom, and the ids it concerns. */
 export type DueEffect = Pick<OutboxRow, 'id' | 'tenantId' | 'payload'>;

@@ -1,7 +1,7 @@
 import type { Deps } from '@agov/domain';
 import type { Logger } from 'pino';
 import type { JobBackend } from './backend.js';
-import { EFFECT_JOBS, PERIODIC_JOBS, type HandledKind, type QueueName } from './catalog.js';
+import { EFFECT_JOBS, PERIODIC_JOBS, type QueueName } from './catalog.js';
 import { OutboxRelay } from './relay.js';
 
 export interface DispatchOptions {

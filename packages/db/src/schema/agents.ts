@@ -36,3 +36,5 @@ export const agents = pgTable(
   },
   (t) => [index('agents_tenant').on(t.tenantId, t.createdAt)],
 );
+
+export type AgentRow = typeof agents.$inferSelect;

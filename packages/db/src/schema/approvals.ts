@@ -35,3 +35,5 @@ export const approvalRequests = pgTable(
     index('approval_requests_pending_expiry').on(t.expiresAt).where(sql`${t.status} = 'pending'`),
   ],
 );
+
+export type ApprovalRow = typeof approvalRequests.$inferSelect;

@@ -62,3 +62,7 @@ export const apiKeys = pgTable(
   },
   (t) => [uniqueIndex('api_keys_key_hash').on(t.keyHash), index('api_keys_tenant').on(t.tenantId, t.createdAt)],
 );
+
+export type TenantRow = typeof tenants.$inferSelect;
+export type UserRow = typeof users.$inferSelect;
+export type ApiKeyRow = typeof apiKeys.$inferSelect;

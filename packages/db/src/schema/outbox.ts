@@ -34,3 +34,5 @@ export const auditBatchCursors = pgTable('audit_batch_cursors', {
   /** The end of the last batch announced; the next one starts here. */
   reachedAt: at('reached_at').notNull(),
 });
+
+export type OutboxRow = typeof outbox.$inferSelect;

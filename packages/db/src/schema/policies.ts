@@ -51,3 +51,6 @@ export const policyVersions = pgTable(
   },
   (t) => [uniqueIndex('policy_versions_rule_version').on(t.policyRuleId, t.version)],
 );
+
+export type PolicyRuleRow = typeof policyRules.$inferSelect;
+export type PolicyVersionRow = typeof policyVersions.$inferSelect;

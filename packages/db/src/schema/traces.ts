@@ -69,3 +69,6 @@ export const traceEvents = pgTable(
     index('trace_events_tenant_time').on(t.tenantId, t.timestamp, t.traceId, t.seq),
   ],
 );
+
+export type TraceRow = typeof traces.$inferSelect;
+export type TraceEventRow = typeof traceEvents.$inferSelect;

@@ -42,3 +42,6 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_due').on(t.status, t.nextRetryAt),
   ],
 );
+
+export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;

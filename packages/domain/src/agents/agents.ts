@@ -1,11 +1,10 @@
 import { and, desc, eq, type SQL } from 'drizzle-orm';
-import { agents, type AuthorizedIntegration } from '@agov/db';
+import { agents, type AuthorizedIntegration, type AgentRow } from '@agov/db';
 import { actorName, type Principal } from '../access.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import { transactionInvalidating } from '../invalidation.js';
 import { pageOf, type Page, type Paged } from '../pagination.js';
-import type { AgentRow } from '../policy/decision-inputs.js';
 import { textSearch } from './search.js';
 import type {
   AgentEnvironment,

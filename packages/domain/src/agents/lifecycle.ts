@@ -1,11 +1,10 @@
-import { and, eq, inArray } from 'drizzle-orm';
-import { agents } from '@agov/db';
+import { and, inArray } from 'drizzle-orm';
+import { agents, type AgentRow } from '@agov/db';
 import { actorName, type Principal } from '../access.js';
 import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../errors.js';
 import { transactionInvalidating } from '../invalidation.js';
 import { recordEffects, type Effect } from '../outbox.js';
-import type { AgentRow } from '../policy/decision-inputs.js';
 import { presentAgent } from '../presenters/agents.js';
 import { agentInTenant } from './agents.js';
 import type { LifecycleState } from './vocabulary.js';

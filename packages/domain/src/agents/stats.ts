@@ -1,8 +1,7 @@
 import { and, count, desc, eq, gte } from 'drizzle-orm';
-import { approvalRequests, traces } from '@agov/db';
+import { approvalRequests, traces, type AgentRow } from '@agov/db';
 import type { Principal } from '../access.js';
 import type { Deps } from '../deps.js';
-import type { AgentRow } from '../policy/decision-inputs.js';
 import { getAgent } from './agents.js';
 
 const RECENT_TRACES = 5;

@@ -1,13 +1,11 @@
 import { and, count, desc, eq, type SQL } from 'drizzle-orm';
-import { agents, approvalRequests, traces } from '@agov/db';
+import { agents, approvalRequests, traces, type ApprovalRow, } from '@agov/db';
 import type { Principal } from '../access.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import { pageOf, type Page, type Paged } from '../pagination.js';
-import type { ApprovalRow } from '../presenters/approvals.js';
-import type { AgentRow } from '../policy/decision-inputs.js';
-import type { TraceRow } from '../presenters/traces.js';
 import { expireApproval } from './decisions.js';
+import type { ApprovalDetail } from '../presenters/approvals.js';
 
 export type ApprovalStatus = ApprovalRow['status'];
 
@@ -49,12 +47,6 @@ async function findApproval(deps: Deps, principal: Principal, id: string): Promi
     .where(and(eq(approvalRequests.id, id), eq(approvalRequests.tenantId, principal.tenantId)));
   if (!approval) throw notFound('Approval request');
   return approval;
-}
-
-export interface ApprovalDetail {
-  approval: ApprovalRow;
-  agent: AgentRow | null;
-  trace: TraceRow | null;
 }
 
 /** The request with the agent that asked and the trace it belongs to. */

@@ -1,6 +1,6 @@
 import type { NewEvent } from '../audit/events.js';
 import { ACTORS } from '../evaluation/events.js';
-import type { ApprovalRow } from '../presenters/approvals.js';
+import type { ApprovalRow } from '@agov/db';
 
 export type Verdict = 'approve' | 'deny';
 

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { traceEvents } from '@agov/db';
+import type { TraceEventRow, } from '@agov/db';
 import { eventHash, type ChainedEvent } from './hash-chain.js';
-
-export type TraceEventRow = typeof traceEvents.$inferSelect;
 
 export type ActorType = 'agent' | 'policy_engine' | 'approval_service' | 'human_reviewer' | 'system';
 

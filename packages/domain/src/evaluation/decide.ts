@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm';
-import { agents, policyRules } from '@agov/db';
+import { agents, policyRules, type PolicyRuleRow } from '@agov/db';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import { presentAgent } from '../presenters/agents.js';
-import type { DecisionInputs, PolicyRuleRow } from '../policy/decision-inputs.js';
+import type { DecisionInputs } from '../policy/decision-inputs.js';
 import { firstMatchingRule, orderRules, type ActionRequest, type PolicyEffect } from '../policy/matching.js';
 
 export interface Decision {

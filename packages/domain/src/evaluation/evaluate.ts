@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { approvalRequests, jsonRows, outbox, traceEvents, traces } from '@agov/db';
+import { approvalRequests, jsonRows, outbox, traceEvents, traces, type ApprovalRow, type TraceRow } from '@agov/db';
 import type { Principal } from '../access.js';
 import { chainEvents, EMPTY_CHAIN } from '../audit/events.js';
 import type { Deps } from '../deps.js';
@@ -7,8 +7,7 @@ import { outboxRows, type Effect } from '../outbox.js';
 import type { DecisionInputs } from '../policy/decision-inputs.js';
 import type { PolicyEffect } from '../policy/matching.js';
 import { riskClassification, type RiskClassification } from '../policy/risk.js';
-import { presentApproval, type ApprovalRow } from '../presenters/approvals.js';
-import type { TraceRow } from '../presenters/traces.js';
+import { presentApproval } from '../presenters/approvals.js';
 import { decide, loadDecisionInputs, type Decision, type EvaluationRequest } from './decide.js';
 import { evaluationEvents } from './events.js';
 

@@ -1,8 +1,8 @@
 import type { NewEvent } from '../audit/events.js';
-import type { AgentRow } from '../policy/decision-inputs.js';
 import type { ActionRequest } from '../policy/matching.js';
 import type { RiskClassification } from '../policy/risk.js';
 import type { Decision } from './decide.js';
+import type { AgentRow } from '@agov/db';
 
 /** Actor names of the service's own components in the audit trail. */
 export const ACTORS = {

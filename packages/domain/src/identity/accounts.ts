@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { subscriptions, tenants, users } from '@agov/db';
+import { subscriptions, tenants, users, type TenantRow, type UserRow } from '@agov/db';
 import { AGENT_RUNTIME_SCOPES, type Principal } from '../access.js';
 import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../errors.js';
@@ -7,9 +7,6 @@ import { createApiKey, type IssuedApiKey } from './api-keys.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { startSession } from './sessions.js';
 import { isUniqueViolation } from '../db-errors.js';
-
-export type TenantRow = typeof tenants.$inferSelect;
-export type UserRow = typeof users.$inferSelect;
 
 export interface SignupInput {
   organization_name: string;

@@ -1,5 +1,5 @@
 import { and, desc, eq } from 'drizzle-orm';
-import { apiKeys, type Executor } from '@agov/db';
+import { apiKeys, type Executor, type ApiKeyRow } from '@agov/db';
 import type { Principal, Scope } from '../access.js';
 import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../errors.js';
@@ -8,7 +8,6 @@ import { pageOf, type Page, type Paged } from '../pagination.js';
 import { randomHex, sha256Hex } from '../secrets.js';
 import type { CachedApiKey } from './api-key-cache.js';
 
-export type ApiKeyRow = typeof apiKeys.$inferSelect;
 /** A key record together with its secret: only ever returned by create and rotate. */
 export type IssuedApiKey = ApiKeyRow & { key: string };
 

@@ -1,11 +1,10 @@
 import { and, count, desc, eq } from 'drizzle-orm';
-import { sessions, tenants, users, type Tx } from '@agov/db';
+import { sessions, tenants, users, type Tx, type UserRow } from '@agov/db';
 import type { Principal, Role } from '../access.js';
 import { isUniqueViolation } from '../db-errors.js';
 import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../errors.js';
 import { pageOf, type Page, type Paged } from '../pagination.js';
-import type { UserRow } from './accounts.js';
 import { hashPassword } from './passwords.js';
 
 export interface CreateUserInput {

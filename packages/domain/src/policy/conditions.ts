@@ -30,7 +30,7 @@ export function assertValidConditions(conditions: unknown, field = 'conditions')
 
 function check(node: unknown, path: string, problems: string[]): void {
   if (Array.isArray(node)) {
-    node.forEach((item, index) => check(item, `${path}[${index}]`, problems));
+    for (const [index, item] of node.entries()) check(item, `${path}[${index}]`, problems);
     return;
   }
   if (typeof node !== 'object' || node === null) return;

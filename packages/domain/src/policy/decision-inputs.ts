@@ -1,8 +1,5 @@
-import type { agents, policyRules } from '@agov/db';
+import type { AgentRow, PolicyRuleRow, } from '@agov/db';
 import { InvalidatedCache } from '../cache.js';
-
-export type AgentRow = typeof agents.$inferSelect;
-export type PolicyRuleRow = typeof policyRules.$inferSelect;
 
 /** What deciding on an agent's action needs: the agent, its API shape, and its active rules in evaluation order. */
 export interface DecisionInputs {

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { and, desc, eq, type SQL } from 'drizzle-orm';
-import { agents, policyRules, policyVersions, type Tx } from '@agov/db';
+import { agents, policyRules, policyVersions, type Tx, type PolicyRuleRow, type PolicyVersionRow } from '@agov/db';
 import { actorName, type Principal } from '../access.js';
 import { textSearch } from '../agents/search.js';
 import type { DataClassification } from '../agents/vocabulary.js';
@@ -11,11 +11,8 @@ import { recordEffects } from '../outbox.js';
 import { pageOf, type Page, type Paged } from '../pagination.js';
 import { presentPolicy } from '../presenters/policies.js';
 import { assertValidConditions } from './conditions.js';
-import type { PolicyRuleRow } from './decision-inputs.js';
 
 export const POLICY_EFFECTS = ['allow', 'approval_required', 'deny'] as const;
-
-export type PolicyVersionRow = typeof policyVersions.$inferSelect;
 
 /** The fields a PATCH may change; each change is recorded as a new version. */
 export interface PolicyRuleEdit {

@@ -1,6 +1,6 @@
 import type { AgentWithStats } from '../agents/stats.js';
-import type { AgentRow } from '../policy/decision-inputs.js';
 import { iso, isoOrNull } from './time.js';
+import type { AgentRow } from '@agov/db';
 
 export const presentAgent = (agent: AgentRow) => ({
   id: agent.id,

@@ -1,9 +1,6 @@
-import type { approvalRequests } from '@agov/db';
-import type { ApprovalDetail } from '../approvals/approvals.js';
+import type { AgentRow, ApprovalRow, TraceRow } from '@agov/db';
 import { iso, isoOrNull } from './time.js';
 import { presentTraceListItem } from './traces.js';
-
-export type ApprovalRow = typeof approvalRequests.$inferSelect;
 
 export const presentApproval = (approval: ApprovalRow) => ({
   id: approval.id,
@@ -40,6 +37,13 @@ export const presentApprovalStatus = (approval: ApprovalRow) => ({
  * The detail view: the request, a summary of the agent that asked (no configuration, which
  * an approvals reader may not see), and the trace as the trace list shows it.
  */
+/** A request with the agent that asked and the trace it belongs to (either may be gone). */
+export interface ApprovalDetail {
+  approval: ApprovalRow;
+  agent: AgentRow | null;
+  trace: TraceRow | null;
+}
+
 export const presentApprovalDetail = ({ approval, agent, trace }: ApprovalDetail) => ({
   ...presentApproval(approval),
   agent: agent && {

@@ -1,6 +1,6 @@
-import type { TenantRow, UserRow } from '../identity/accounts.js';
-import type { ApiKeyRow, IssuedApiKey } from '../identity/api-keys.js';
+import type { IssuedApiKey } from '../identity/api-keys.js';
 import { iso, isoOrNull } from './time.js';
+import type { ApiKeyRow, TenantRow, UserRow } from '@agov/db';
 
 export const presentTenant = (tenant: TenantRow) => ({ id: tenant.id, name: tenant.name });
 

@@ -1,6 +1,5 @@
-import type { PolicyRuleRow } from '../policy/decision-inputs.js';
-import type { PolicyVersionRow } from '../policy/rules.js';
 import { iso } from './time.js';
+import type { PolicyRuleRow, PolicyVersionRow } from '@agov/db';
 
 export const presentPolicy = (rule: PolicyRuleRow) => ({
   id: rule.id,

@@ -1,10 +1,6 @@
-import type { traces } from '@agov/db';
-import type { TraceEventRow } from '../audit/events.js';
+import type { ApprovalRow, TraceEventRow, TraceRow, } from '@agov/db';
 import type { ChainedEvent } from '../audit/hash-chain.js';
-import type { ApprovalRow } from './approvals.js';
 import { iso, isoOrNull } from './time.js';
-
-export type TraceRow = typeof traces.$inferSelect;
 
 const durationMs = (trace: TraceRow) => (trace.completedAt ? trace.completedAt.getTime() - trace.startedAt.getTime() : null);
 

@@ -1,6 +1,6 @@
-import type { WebhookDeliveryRow, WebhookTestResult } from '../webhooks/deliveries.js';
-import type { WebhookEndpointRow } from '../webhooks/endpoints.js';
+import type { WebhookTestResult } from '../webhooks/deliveries.js';
 import { iso, isoOrNull } from './time.js';
+import type { WebhookDeliveryRow, WebhookEndpointRow } from '@agov/db';
 
 /** The endpoint as every response but create shows it: never the secret. */
 export const presentWebhookEndpoint = (endpoint: WebhookEndpointRow) => ({

@@ -1,8 +1,7 @@
 import { and, eq } from 'drizzle-orm';
-import { traceEvents, traces, type Tx } from '@agov/db';
+import { traceEvents, traces, type Tx, type TraceRow } from '@agov/db';
 import { chainEvents, type NewEvent } from '../audit/events.js';
 import type { Effect } from '../outbox.js';
-import type { TraceRow } from '../presenters/traces.js';
 
 /**
  * Reads a trace and locks its row until the transaction ends. Everything that appends to a

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { TraceRow } from '../presenters/traces.js';
 import { outcomeAfter, type OutcomeStatus } from './outcome.js';
+import type { TraceRow } from '@agov/db';
 
 type Trace = Pick<TraceRow, 'finalOutcome' | 'decision' | 'outcomeRecorded'>;
 type FinalOutcome = TraceRow['finalOutcome'];

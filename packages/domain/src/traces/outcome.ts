@@ -4,8 +4,8 @@ import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../errors.js';
 import { ACTORS } from '../evaluation/events.js';
 import { recordEffects } from '../outbox.js';
-import type { TraceRow } from '../presenters/traces.js';
 import { appendToTrace, lockTrace } from './chain.js';
+import type { TraceRow } from '@agov/db';
 
 export type OutcomeStatus = 'success' | 'error';
 

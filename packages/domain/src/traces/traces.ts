@@ -1,14 +1,12 @@
 import { and, asc, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
-import { approvalRequests, traceEvents, traces } from '@agov/db';
+import { approvalRequests, traceEvents, traces, type ApprovalRow, type TraceEventRow, type TraceRow } from '@agov/db';
 import type { Principal } from '../access.js';
 import type { TimeRange } from '../time-range.js';
-import type { TraceEventRow } from '../audit/events.js';
 import { verifyChain } from '../audit/hash-chain.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import { pageOf, type Page, type Paged } from '../pagination.js';
-import type { ApprovalRow } from '../presenters/approvals.js';
-import { chainedFields, type TraceRow } from '../presenters/traces.js';
+import { chainedFields } from '../presenters/traces.js';
 
 export interface TraceFilters extends Partial<TimeRange> {
   agent_id?: string;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq } from 'drizzle-orm';
-import { webhookDeliveries } from '@agov/db';
+import { webhookDeliveries, type WebhookDeliveryRow } from '@agov/db';
 import type { Principal } from '../access.js';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
@@ -8,7 +8,6 @@ import { getWebhookEndpoint } from './endpoints.js';
 import { deliveryHeaders } from './signing.js';
 import { assertWebhookTarget } from './targets.js';
 
-export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export const WEBHOOK_DELIVERY_STATUSES = webhookDeliveries.status.enumValues;
 export type WebhookDeliveryStatus = WebhookDeliveryRow['status'];
 

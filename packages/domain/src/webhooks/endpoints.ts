@@ -1,5 +1,5 @@
 import { and, desc, eq, type SQL } from 'drizzle-orm';
-import { webhookEndpoints } from '@agov/db';
+import { webhookEndpoints, type WebhookEndpointRow } from '@agov/db';
 import type { Principal } from '../access.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
@@ -8,7 +8,6 @@ import { randomHex } from '../secrets.js';
 import { assertWebhookTarget } from './targets.js';
 
 /** The stored endpoint, secret included: only the create response shows the secret. */
-export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 
 export interface CreateWebhookEndpointInput {
   url: string;
