@@ -45,7 +45,12 @@ async function main() {
     console.log(`\nPostgreSQL synchronous_commit=${synchronous_commit}; ${connections} connections, ${duration} s per scenario\n`);
     const evaluations: Scenario[] = [
       { title: 'evaluate → allow', path: '/api/v1/evaluate', body: seed.allowAction, expect: (b) => b.decision === 'allow' },
-      { title: 'evaluate → approval_required', path: '/api/v1/evaluate', body: seed.approvalAction, expect: (b) => b.decision === 'approval_required' },
+      {
+        title: 'evaluate → approval_required',
+        path: '/api/v1/evaluate',
+        body: seed.approvalAction,
+        expect: (b) => b.decision === 'approval_required',
+      },
     ];
     const outbox = outboxWatch(postgres(database.url, { max: 1, onnotice: () => {} }));
     // A cold process would make whichever run comes first look slow: warm up, then start
@@ -54,20 +59,37 @@ async function main() {
     await outbox.clear();
     const rows = [];
 
-    for (const scenario of evaluations) rows.push({ ...(await drive(base, seed.apiKey, scenario)), worker: 'none', ...(await outbox.left()) });
+    for (const scenario of evaluations)
+      rows.push({ ...(await drive(base, seed.apiKey, scenario)), worker: 'none', ...(await outbox.left()) });
     const piledUp = await outbox.pending();
     worker = await startWorker(database.url, env);
     const drained = await outbox.drain();
-    console.log(`A worker started on a backlog of ${piledUp} effects finished them in ${drained.toFixed(1)} s (${Math.round(piledUp / drained)} effects/s).\n`);
+    console.log(
+      `A worker started on a backlog of ${piledUp} effects finished them in ${drained.toFixed(1)} s (${Math.round(piledUp / drained)} effects/s).\n`,
+    );
 
     for (const scenario of evaluations) {
       const before = receiver.received.length;
       const result = await drive(base, seed.apiKey, scenario);
       const backlog = await outbox.pending();
       const drainedIn = await outbox.drain();
-      rows.push({ ...result, worker: '1 process', 'effects left': backlog, 'drained in s': Number(drainedIn.toFixed(1)), 'webhooks received': receiver.received.length - before });
+      rows.push({
+        ...result,
+        worker: '1 process',
+        'effects left': backlog,
+        'drained in s': Number(drainedIn.toFixed(1)),
+        'webhooks received': receiver.received.length - before,
+      });
     }
-    rows.push({ ...(await drive(base, seed.apiKey, { title: 'dry run POST /policies/test', path: '/api/v1/policies/test', body: seed.allowAction, expect: (b) => b.effect === 'allow' })), worker: '1 process' });
+    rows.push({
+      ...(await drive(base, seed.apiKey, {
+        title: 'dry run POST /policies/test',
+        path: '/api/v1/policies/test',
+        body: seed.allowAction,
+        expect: (b) => b.effect === 'allow',
+      })),
+      worker: '1 process',
+    });
     await outbox.close();
     console.table(rows);
   } finally {
@@ -110,7 +132,12 @@ async function drive(base: string, apiKey: string, scenario: Scenario, seconds =
   if (result.non2xx > 0 || result.errors > 0 || wrong > 0) {
     throw new Error(`${scenario.title}: ${result.non2xx} non-2xx, ${result.errors} errors, ${wrong} sampled bodies with the wrong answer`);
   }
-  return { scenario: scenario.title, 'requests/s': Math.round(result.requests.average), 'p50 ms': result.latency.p50, 'p99 ms': result.latency.p99 };
+  return {
+    scenario: scenario.title,
+    'requests/s': Math.round(result.requests.average),
+    'p50 ms': result.latency.p50,
+    'p99 ms': result.latency.p99,
+  };
 }
 
 /** Effects still to do: everything in the outbox but the approvals' expiries, a day away. */
@@ -140,27 +167,59 @@ async function seedTenant(base: string, webhookUrl: string) {
         method: 'POST',
         headers,
         body: {
-          name, description: 'bench agent', owner_name: 'Bench', owner_role: 'owner', team: 'bench', environment: 'prod',
-          authority_model: 'self', identity_mode: 'service_identity', delegation_model: 'self', autonomy_tier: 'medium',
-          authorized_integrations: [], credential_config: null, metadata: null, next_review_date: '2027-01-01',
-          created_by: 'bench', modified_by: 'bench', modified_at: '2026-01-01T00:00:00.000Z',
+          name,
+          description: 'bench agent',
+          owner_name: 'Bench',
+          owner_role: 'owner',
+          team: 'bench',
+          environment: 'prod',
+          authority_model: 'self',
+          identity_mode: 'service_identity',
+          delegation_model: 'self',
+          autonomy_tier: 'medium',
+          authorized_integrations: [],
+          credential_config: null,
+          metadata: null,
+          next_review_date: '2027-01-01',
+          created_by: 'bench',
+          modified_by: 'bench',
+          modified_at: '2026-01-01T00:00:00.000Z',
         },
       })
     ).body.data.id as string;
   const rule = (agentId: string, index: number, effect: string, integration: string) => ({
-    agent_id: agentId, policy_name: `rule ${index}`, target_integration: integration, operation: 'write',
-    resource_scope: 'repo/*', data_classification: 'internal', policy_effect: effect, rationale: `Benchmark rule number ${index}.`,
-    priority: index, conditions: null, max_session_ttl: null, modified_by: 'bench', modified_at: '2026-01-01T00:00:00.000Z',
+    agent_id: agentId,
+    policy_name: `rule ${index}`,
+    target_integration: integration,
+    operation: 'write',
+    resource_scope: 'repo/*',
+    data_classification: 'internal',
+    policy_effect: effect,
+    rationale: `Benchmark rule number ${index}.`,
+    priority: index,
+    conditions: null,
+    max_session_ttl: null,
+    modified_by: 'bench',
+    modified_at: '2026-01-01T00:00:00.000Z',
   });
   const allowAgent = await agentFor('allow-bot');
   const approvalAgent = await agentFor('approval-bot');
-  for (const [agentId, effect] of [[allowAgent, 'allow'], [approvalAgent, 'approval_required']] as const) {
+  for (const [agentId, effect] of [
+    [allowAgent, 'allow'],
+    [approvalAgent, 'approval_required'],
+  ] as const) {
     await call(base, '/api/v1/policies', { method: 'POST', headers, body: rule(agentId, 0, effect, 'github') });
     for (let index = 1; index < 50; index += 1) {
       await call(base, '/api/v1/policies', { method: 'POST', headers, body: rule(agentId, index, 'deny', `other-${index}`) });
     }
   }
-  const actionOf = (agentId: string) => ({ agent_id: agentId, operation: 'write', target_integration: 'github', resource_scope: 'repo/app', data_classification: 'internal' });
+  const actionOf = (agentId: string) => ({
+    agent_id: agentId,
+    operation: 'write',
+    target_integration: 'github',
+    resource_scope: 'repo/app',
+    data_classification: 'internal',
+  });
   return { apiKey, allowAction: actionOf(allowAgent), approvalAction: { ...actionOf(approvalAgent), context: { ticket: 'BENCH-1' } } };
 }
 

@@ -49,7 +49,9 @@ async function main() {
     const seed = await seedTenant(service.url);
     let started = performance.now();
     await bulkInsert(sql, seed.traceId);
-    console.log(`\nInserted ${TRACES} traces and ${TRACES_WITH_EVENTS * EVENTS_PER_TRACE} events in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `\nInserted ${TRACES} traces and ${TRACES_WITH_EVENTS * EVENTS_PER_TRACE} events in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
 
     // Over the limit: refused by the count before a byte of the body is produced.
     started = performance.now();
@@ -81,7 +83,9 @@ async function main() {
           flags.length > 0 ? `${CAPPED_OLD_SPACE_MIB} MiB` : 'default',
           (result.bytes / MiB).toFixed(1),
           (result.ms / 1000).toFixed(2),
-          Math.round(size / (result.ms / 1000)).toLocaleString('en-US').replaceAll(',', ' '),
+          Math.round(size / (result.ms / 1000))
+            .toLocaleString('en-US')
+            .replaceAll(',', ' '),
           (result.rssBefore / MiB).toFixed(0),
           (result.rssPeak / MiB).toFixed(0),
           `+${((result.rssPeak - result.rssBefore) / MiB).toFixed(0)}`,
@@ -100,16 +104,34 @@ async function main() {
 /** One tenant as signup makes it, an admin-scoped key for the exports, an agent, a policy and one real evaluation. */
 async function seedTenant(base: string) {
   const { headers, runtimeKey } = await signUp(base);
-  const adminKey = ((await call(base, '/api/v1/api-keys', { method: 'POST', headers, body: { name: 'bench export', scopes: ['admin'] } })).body.data as { key: string }).key;
+  const adminKey = (
+    (await call(base, '/api/v1/api-keys', { method: 'POST', headers, body: { name: 'bench export', scopes: ['admin'] } })).body.data as {
+      key: string;
+    }
+  ).key;
   const agent = await call(base, '/api/v1/agents', {
     method: 'POST',
     headers,
     body: {
-      name: 'invoice-bot', description: 'Reconciles supplier invoices', owner_name: 'Olivia Owner', owner_role: 'Finance lead', team: 'finance',
-      environment: 'prod', authority_model: 'delegated', identity_mode: 'service_identity', delegation_model: 'on_behalf_of_owner', autonomy_tier: 'medium',
-      authorized_integrations: [{ name: 'github', resource_scope: 'repo/*', data_classification: 'internal', allowed_operations: ['read', 'write'] }],
-      credential_config: null, metadata: { cost_center: 'F-100' }, next_review_date: '2027-01-31',
-      created_by: 'olivia@example.test', modified_by: 'olivia@example.test', modified_at: '2026-11-01T09:00:00.000Z',
+      name: 'invoice-bot',
+      description: 'Reconciles supplier invoices',
+      owner_name: 'Olivia Owner',
+      owner_role: 'Finance lead',
+      team: 'finance',
+      environment: 'prod',
+      authority_model: 'delegated',
+      identity_mode: 'service_identity',
+      delegation_model: 'on_behalf_of_owner',
+      autonomy_tier: 'medium',
+      authorized_integrations: [
+        { name: 'github', resource_scope: 'repo/*', data_classification: 'internal', allowed_operations: ['read', 'write'] },
+      ],
+      credential_config: null,
+      metadata: { cost_center: 'F-100' },
+      next_review_date: '2027-01-31',
+      created_by: 'olivia@example.test',
+      modified_by: 'olivia@example.test',
+      modified_at: '2026-11-01T09:00:00.000Z',
     },
   });
   const agentId = agent.body.data.id as string;
@@ -117,15 +139,31 @@ async function seedTenant(base: string) {
     method: 'POST',
     headers,
     body: {
-      agent_id: agentId, policy_name: 'Allow repository writes', target_integration: 'github', operation: 'write', resource_scope: 'repo/*',
-      data_classification: 'internal', policy_effect: 'allow', rationale: 'Routine repository maintenance is allowed.', priority: 10,
-      conditions: null, max_session_ttl: null, modified_by: 'olivia@example.test', modified_at: '2026-11-01T09:00:00.000Z',
+      agent_id: agentId,
+      policy_name: 'Allow repository writes',
+      target_integration: 'github',
+      operation: 'write',
+      resource_scope: 'repo/*',
+      data_classification: 'internal',
+      policy_effect: 'allow',
+      rationale: 'Routine repository maintenance is allowed.',
+      priority: 10,
+      conditions: null,
+      max_session_ttl: null,
+      modified_by: 'olivia@example.test',
+      modified_at: '2026-11-01T09:00:00.000Z',
     },
   });
   const evaluation = await call<{ trace_id: string }>(base, '/api/v1/evaluate', {
     method: 'POST',
     headers: { authorization: `Bearer ${runtimeKey}` },
-    body: { agent_id: agentId, operation: 'write', target_integration: 'github', resource_scope: 'repo/app', data_classification: 'internal' },
+    body: {
+      agent_id: agentId,
+      operation: 'write',
+      target_integration: 'github',
+      resource_scope: 'repo/app',
+      data_classification: 'internal',
+    },
   });
   return { adminKey, traceId: evaluation.body.trace_id };
 }
@@ -188,7 +226,8 @@ async function download(service: Service, key: string, kind: Kind, window: { fro
 }
 
 function expectRows(result: Download, rows: number) {
-  if (result.status !== 200 || result.total !== rows) throw new Error(`expected ${rows} rows, got HTTP ${result.status} with X-Total-Count ${result.total}`);
+  if (result.status !== 200 || result.total !== rows)
+    throw new Error(`expected ${rows} rows, got HTTP ${result.status} with X-Total-Count ${result.total}`);
   if (result.format === 'json' && result.last !== ']'.charCodeAt(0)) throw new Error('the JSON export did not end with ]');
 }
 

@@ -41,17 +41,32 @@ export interface Service {
 const logLevel = process.env.BENCH_LOG_LEVEL ?? 'warn';
 
 /** Starts the built API on a free port against `databaseUrl` and waits until it is healthy. */
-export async function startService(databaseUrl: string, options: { nodeFlags?: readonly string[]; env?: Record<string, string> } = {}): Promise<Service> {
+export async function startService(
+  databaseUrl: string,
+  options: { nodeFlags?: readonly string[]; env?: Record<string, string> } = {},
+): Promise<Service> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeFlags ?? []), 'apps/api/dist/main.js'], {
     cwd: root,
-    env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: logLevel, ...options.env },
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: logLevel,
+      ...options.env,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   for (let attempt = 0; ; attempt += 1) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
-    if (await fetch(`${url}/health`).then((r) => r.ok).catch(() => false)) break;
+    if (
+      await fetch(`${url}/health`)
+        .then((r) => r.ok)
+        .catch(() => false)
+    )
+      break;
     if (attempt > 300) throw new Error('service did not become healthy');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -67,10 +82,21 @@ export async function startService(databaseUrl: string, options: { nodeFlags?: r
 }
 
 /** Starts the built worker against `databaseUrl` and waits until it consumes. */
-export async function startWorker(databaseUrl: string, env: Record<string, string>, nodeFlags: readonly string[] = []): Promise<{ stop(): Promise<void> }> {
+export async function startWorker(
+  databaseUrl: string,
+  env: Record<string, string>,
+  nodeFlags: readonly string[] = [],
+): Promise<{ stop(): Promise<void> }> {
   const child = spawn(process.execPath, [...nodeFlags, 'apps/worker/dist/main.js'], {
     cwd: root,
-    env: { PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', MIGRATE_ON_START: 'false', ...env },
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'info',
+      MIGRATE_ON_START: 'false',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {

@@ -12,7 +12,13 @@ export interface Started {
 }
 
 /** Spawns a command and waits until its output shows `ready`. */
-async function startProcess(command: string, args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 30_000): Promise<Started> {
+async function startProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  timeoutMs = 30_000,
+): Promise<Started> {
   const child = spawn(command, args, { cwd: root, env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -57,5 +63,10 @@ export async function freePort(): Promise<number> {
 
 /** A Redis server of the test's own, without persistence, so the test may stop it. */
 export function startRedis(port: number): Promise<Started> {
-  return startProcess('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {}, /Ready to accept connections/);
+  return startProcess(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {},
+    /Ready to accept connections/,
+  );
 }

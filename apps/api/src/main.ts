@@ -19,4 +19,7 @@ closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
 await app.listen({ host: config.host, port: config.port });
 await runtime.startJobs('api');
 const metricsPort = await runtime.startMetricsServer();
-logger.info({ mode: config.mode, database: runtime.database.driver, jobs: runtime.dispatch ? 'in-process' : 'worker', metricsPort }, 'agent governance api ready');
+logger.info(
+  { mode: config.mode, database: runtime.database.driver, jobs: runtime.dispatch ? 'in-process' : 'worker', metricsPort },
+  'agent governance api ready',
+);

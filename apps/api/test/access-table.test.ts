@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, keyWithScopes, request, sessionWithRole, signupTenant, type Credential, type Tenant, type TestApp } from './harness.js';
+import {
+  createTestApp,
+  keyWithScopes,
+  request,
+  sessionWithRole,
+  signupTenant,
+  type Credential,
+  type Tenant,
+  type TestApp,
+} from './harness.js';
 
 /**
  * The spec's endpoint-access table, written out here independently of the code's own
@@ -62,7 +71,19 @@ export const ACCESS_TABLE: Row[] = [
 
 const PUBLIC_ROUTES = ['GET /health', 'POST /api/v1/auth/signup', 'POST /api/v1/auth/login'];
 
-const SCOPES = ['evaluate', 'agents:read', 'agents:write', 'agents:lifecycle', 'policies:read', 'policies:write', 'traces:read', 'traces:write', 'approvals:read', 'approvals:write', 'admin'];
+const SCOPES = [
+  'evaluate',
+  'agents:read',
+  'agents:write',
+  'agents:lifecycle',
+  'policies:read',
+  'policies:write',
+  'traces:read',
+  'traces:write',
+  'approvals:read',
+  'approvals:write',
+  'admin',
+];
 
 let t: TestApp;
 let tenant: Tenant;
@@ -76,13 +97,19 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const call = (row: Row, credential: Credential) =>
-  request(t.app, credential, { method: row.method as 'GET', url: row.path.replace(':id', randomUUID()).replace(':traceId', randomUUID()), payload: row.method === 'GET' || row.method === 'DELETE' ? undefined : {} });
+  request(t.app, credential, {
+    method: row.method as 'GET',
+    url: row.path.replace(':id', randomUUID()).replace(':traceId', randomUUID()),
+    payload: row.method === 'GET' || row.method === 'DELETE' ? undefined : {},
+  });
 
 const isAuthFailure = (status: number) => status === 401 || status === 403;
 
 describe('endpoint access table', () => {
   it('covers every route the service exposes', async () => {
-    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const exposed = Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
     );

@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalRequests, outbox, traces } from '@agov/db';
-import { createTestApp, keyWithScopes, request, sessionWithRole, signupTenant, type Credential, type Tenant, type TestApp } from './harness.js';
+import {
+  createTestApp,
+  keyWithScopes,
+  request,
+  sessionWithRole,
+  signupTenant,
+  type Credential,
+  type Tenant,
+  type TestApp,
+} from './harness.js';
 import { cacheEntryFor, expectError, fieldsOf, newestFirst } from './assertions.js';
 
 let t: TestApp;
@@ -43,9 +52,11 @@ const agentJson = (body: Record<string, unknown>) => ({
   created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
 });
 
-const post = (credential: Credential, url: string, payload?: unknown) => request(t.app, credential, { method: 'POST', url, payload: payload as object });
+const post = (credential: Credential, url: string, payload?: unknown) =>
+  request(t.app, credential, { method: 'POST', url, payload: payload as object });
 const get = (credential: Credential, url: string) => request(t.app, credential, { method: 'GET', url });
-const patch = (credential: Credential, url: string, payload: unknown) => request(t.app, credential, { method: 'PATCH', url, payload: payload as object });
+const patch = (credential: Credential, url: string, payload: unknown) =>
+  request(t.app, credential, { method: 'PATCH', url, payload: payload as object });
 
 async function createAgent(tenant: Tenant, overrides: Record<string, unknown> = {}) {
   const response = await post(tenant.admin, '/api/v1/agents', agentBody(overrides));
@@ -70,7 +81,12 @@ describe('POST /api/v1/agents', () => {
   it('accepts null free-form fields, a date-time review date and no integrations, with an agents:write key', async () => {
     const tenant = await signupTenant(t.app);
     const key = await keyWithScopes(t.app, tenant, ['agents:write']);
-    const body = agentBody({ credential_config: null, metadata: null, authorized_integrations: [], next_review_date: '2026-12-31T09:30:00Z' });
+    const body = agentBody({
+      credential_config: null,
+      metadata: null,
+      authorized_integrations: [],
+      next_review_date: '2026-12-31T09:30:00Z',
+    });
     const response = await post({ apiKey: key.apiKey }, '/api/v1/agents', body);
     expect(response.statusCode).toBe(201);
     expect(response.json().data).toEqual(agentJson(body));
@@ -87,10 +103,35 @@ describe('POST /api/v1/agents', () => {
     ['an unknown delegation model', agentBody({ delegation_model: 'anyone' }), 'delegation_model'],
     ['an unknown autonomy tier', agentBody({ autonomy_tier: 'extreme' }), 'autonomy_tier'],
     ['integrations that are not an array', agentBody({ authorized_integrations: {} }), 'authorized_integrations'],
-    ['an integration with a bad classification', agentBody({ authorized_integrations: [{ name: 'x', resource_scope: '*', data_classification: 'secret', allowed_operations: [] }] }), 'authorized_integrations.0.data_classification'],
-    ['an integration with an extra field', agentBody({ authorized_integrations: [{ name: 'x', resource_scope: '*', data_classification: 'public', allowed_operations: [], admin: true }] }), 'authorized_integrations.0.admin'],
-    ['an integration without operations', agentBody({ authorized_integrations: [{ name: 'x', resource_scope: '*', data_classification: 'public' }] }), 'authorized_integrations.0.allowed_operations'],
-    ['over 100 integrations', agentBody({ authorized_integrations: Array.from({ length: 101 }, () => ({ name: 'x', resource_scope: '*', data_classification: 'public', allowed_operations: [] })) }), 'authorized_integrations'],
+    [
+      'an integration with a bad classification',
+      agentBody({ authorized_integrations: [{ name: 'x', resource_scope: '*', data_classification: 'secret', allowed_operations: [] }] }),
+      'authorized_integrations.0.data_classification',
+    ],
+    [
+      'an integration with an extra field',
+      agentBody({
+        authorized_integrations: [{ name: 'x', resource_scope: '*', data_classification: 'public', allowed_operations: [], admin: true }],
+      }),
+      'authorized_integrations.0.admin',
+    ],
+    [
+      'an integration without operations',
+      agentBody({ authorized_integrations: [{ name: 'x', resource_scope: '*', data_classification: 'public' }] }),
+      'authorized_integrations.0.allowed_operations',
+    ],
+    [
+      'over 100 integrations',
+      agentBody({
+        authorized_integrations: Array.from({ length: 101 }, () => ({
+          name: 'x',
+          resource_scope: '*',
+          data_classification: 'public',
+          allowed_operations: [],
+        })),
+      }),
+      'authorized_integrations',
+    ],
     ['metadata that is an array', agentBody({ metadata: ['a'] }), 'metadata'],
     ['credential_config that is text', agentBody({ credential_config: 'secret' }), 'credential_config'],
     ['a missing credential_config', agentBody({ credential_config: undefined }), 'credential_config'],
@@ -153,7 +194,12 @@ describe('GET /api/v1/agents', () => {
   it('filters by environment, lifecycle state, authority model, autonomy tier and search', async () => {
     const tenant = await signupTenant(t.app);
     const prod = await createAgent(tenant, { name: 'Payroll runner', environment: 'prod', authority_model: 'self', autonomy_tier: 'high' });
-    const dev = await createAgent(tenant, { name: 'Sandbox', description: 'Tries 100% of PAYROLL_RUN cases', environment: 'dev', autonomy_tier: 'low' });
+    const dev = await createAgent(tenant, {
+      name: 'Sandbox',
+      description: 'Tries 100% of PAYROLL_RUN cases',
+      environment: 'dev',
+      autonomy_tier: 'low',
+    });
     const other = await createAgent(tenant, { name: 'Mailer', description: 'Sends mail', environment: 'test', authority_model: 'hybrid' });
     await post(tenant.admin, `/api/v1/agents/${other.id}/suspend`);
 
@@ -161,7 +207,10 @@ describe('GET /api/v1/agents', () => {
       const response = await get(tenant.admin, `/api/v1/agents?${query}`);
       expect(response.statusCode, response.body).toBe(200);
       expect(response.json().pagination.total).toBe(response.json().data.length);
-      return response.json().data.map((agent: { id: string }) => agent.id).sort();
+      return response
+        .json()
+        .data.map((agent: { id: string }) => agent.id)
+        .sort();
     };
     expect(await ids('environment=dev')).toEqual([dev.id]);
     expect(await ids('lifecycle_state=suspended')).toEqual([other.id]);
@@ -177,15 +226,21 @@ describe('GET /api/v1/agents', () => {
     expect(await ids('environment=prod&autonomy_tier=low')).toEqual([]);
   });
 
-  it.each(['limit=0', 'limit=101', 'offset=-1', 'limit=abc', 'environment=staging', 'lifecycle_state=deleted', 'authority_model=x', 'autonomy_tier=x'])(
-    'rejects the query %s with 400',
-    async (query) => {
-      const tenant = await signupTenant(t.app);
-      const response = await get(tenant.admin, `/api/v1/agents?${query}`);
-      expectError(response, 400, 'validation_error');
-      expect(fieldsOf(response)).toContain(query.split('=')[0]);
-    },
-  );
+  it.each([
+    'limit=0',
+    'limit=101',
+    'offset=-1',
+    'limit=abc',
+    'environment=staging',
+    'lifecycle_state=deleted',
+    'authority_model=x',
+    'autonomy_tier=x',
+  ])('rejects the query %s with 400', async (query) => {
+    const tenant = await signupTenant(t.app);
+    const response = await get(tenant.admin, `/api/v1/agents?${query}`);
+    expectError(response, 400, 'validation_error');
+    expect(fieldsOf(response)).toContain(query.split('=')[0]);
+  });
 
   it('admits agents:read keys and every session role, nothing else', async () => {
     const tenant = await signupTenant(t.app);
@@ -203,9 +258,19 @@ describe('GET /api/v1/agents/:id', () => {
     const [row] = await t.runtime.database.db
       .insert(traces)
       .values({
-        tenantId, agentId, agentName: 'Invoice Bot', authorityModel: 'delegated', requestedOperation: `op-${startedAt.getTime()}`,
-        targetIntegration: 'erp', resourceScope: 'invoices/1', dataClassification: 'internal', decision,
-        finalOutcome: decision === 'deny' ? 'denied' : 'in_progress', eventCount: 0, lastEventHash: '', startedAt,
+        tenantId,
+        agentId,
+        agentName: 'Invoice Bot',
+        authorityModel: 'delegated',
+        requestedOperation: `op-${startedAt.getTime()}`,
+        targetIntegration: 'erp',
+        resourceScope: 'invoices/1',
+        dataClassification: 'internal',
+        decision,
+        finalOutcome: decision === 'deny' ? 'denied' : 'in_progress',
+        eventCount: 0,
+        lastEventHash: '',
+        startedAt,
         completedAt: decision === 'deny' ? startedAt : null,
       })
       .returning();
@@ -238,14 +303,27 @@ describe('GET /api/v1/agents/:id', () => {
     const now = Date.now();
     const decisions = ['allow', 'deny', 'approval_required', 'allow', 'deny', 'allow'] as const;
     const rows = [];
-    for (const [index, decision] of decisions.entries()) rows.push(await insertTrace(tenant.tenantId, agent.id, new Date(now - index * hour), decision));
+    for (const [index, decision] of decisions.entries())
+      rows.push(await insertTrace(tenant.tenantId, agent.id, new Date(now - index * hour), decision));
     rows.push(await insertTrace(tenant.tenantId, agent.id, new Date(now - 25 * hour), 'deny'));
     await insertTrace(tenant.tenantId, sibling.id, new Date(now), 'allow');
     for (const status of ['pending', 'pending', 'approved', 'expired'] as const) {
       await t.runtime.database.db.insert(approvalRequests).values({
-        tenantId: tenant.tenantId, traceId: rows[0]!.id, agentId: agent.id, requestedOperation: 'op', targetIntegration: 'erp',
-        resourceScope: 'invoices/1', dataClassification: 'internal', riskClassification: 'medium', authorityModel: 'delegated',
-        delegatedFrom: 'Olga Owner', flagReason: 'needs review', status, contextSnapshot: {}, expiresAt: new Date(now + hour), requestedAt: new Date(now),
+        tenantId: tenant.tenantId,
+        traceId: rows[0]!.id,
+        agentId: agent.id,
+        requestedOperation: 'op',
+        targetIntegration: 'erp',
+        resourceScope: 'invoices/1',
+        dataClassification: 'internal',
+        riskClassification: 'medium',
+        authorityModel: 'delegated',
+        delegatedFrom: 'Olga Owner',
+        flagReason: 'needs review',
+        status,
+        contextSnapshot: {},
+        expiresAt: new Date(now + hour),
+        requestedAt: new Date(now),
       });
     }
 
@@ -303,16 +381,23 @@ describe('PATCH /api/v1/agents/:id', () => {
   it('keeps a stated modified_by and modified_at, and names a key by its name otherwise', async () => {
     const tenant = await signupTenant(t.app);
     const agent = await createAgent(tenant);
-    const stated = await patch(tenant.admin, `/api/v1/agents/${agent.id}`, { modified_by: 'Change Board', modified_at: '2025-07-01T00:00:00+02:00' });
+    const stated = await patch(tenant.admin, `/api/v1/agents/${agent.id}`, {
+      modified_by: 'Change Board',
+      modified_at: '2025-07-01T00:00:00+02:00',
+    });
     expect(stated.json().data).toEqual({ ...agent, modified_by: 'Change Board', modified_at: '2025-06-30T22:00:00.000Z' });
 
     const key = await keyWithScopes(t.app, tenant, ['agents:write']);
     const byKey = await patch({ apiKey: key.apiKey }, `/api/v1/agents/${agent.id}`, {
-      authorized_integrations: [{ name: 'crm', resource_scope: 'contacts/*', data_classification: 'internal', allowed_operations: ['read'] }],
+      authorized_integrations: [
+        { name: 'crm', resource_scope: 'contacts/*', data_classification: 'internal', allowed_operations: ['read'] },
+      ],
     });
     expect(byKey.statusCode).toBe(200);
     expect(byKey.json().data.modified_by).toBe('api_key:key agents:write');
-    expect(byKey.json().data.authorized_integrations).toEqual([{ name: 'crm', resource_scope: 'contacts/*', data_classification: 'internal', allowed_operations: ['read'] }]);
+    expect(byKey.json().data.authorized_integrations).toEqual([
+      { name: 'crm', resource_scope: 'contacts/*', data_classification: 'internal', allowed_operations: ['read'] },
+    ]);
   });
 
   it.each([
@@ -413,7 +498,12 @@ describe('agent lifecycle', () => {
     const tenant = await signupTenant(t.app);
     const agent = await createAgent(tenant);
     const url = `/api/v1/agents/${agent.id}`;
-    const emptyJson = await request(t.app, tenant.admin, { method: 'POST', url: `${url}/suspend`, headers: { 'content-type': 'application/json' }, payload: '' });
+    const emptyJson = await request(t.app, tenant.admin, {
+      method: 'POST',
+      url: `${url}/suspend`,
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
     expect(emptyJson.statusCode, emptyJson.body).toBe(200);
     expect((await post(tenant.admin, `${url}/reactivate`, {})).statusCode).toBe(200);
     const withField = await post(tenant.admin, `${url}/suspend`, { lifecycle_state: 'revoked' });
@@ -431,7 +521,11 @@ describe('agent lifecycle', () => {
     for (const action of ['suspend', 'revoke', 'reactivate']) {
       const url = `/api/v1/agents/${agent.id}/${action}`;
       expectError(await post(null, url), 401, 'unauthorized');
-      expectError(await post({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:write', 'agents:read'])).apiKey }, url), 403, 'forbidden');
+      expectError(
+        await post({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:write', 'agents:read'])).apiKey }, url),
+        403,
+        'forbidden',
+      );
       expectError(await post(await sessionWithRole(t.app, tenant, 'viewer'), url), 403, 'forbidden');
       expectError(await post(await sessionWithRole(t.app, tenant, 'reviewer'), url), 403, 'forbidden');
       expectError(await post(lifecycleKey, `/api/v1/agents/${foreign.id}/${action}`), 404, 'not_found');

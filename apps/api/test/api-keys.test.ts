@@ -133,16 +133,23 @@ describe('key lifecycle', () => {
   it('an admin-scoped key manages keys; a key without admin scope may not', async () => {
     const tenant = await signupTenant(t.app);
     const admin = await keyWithScopes(t.app, tenant, ['admin']);
-    const created = await request(t.app, admin, { method: 'POST', url: '/api/v1/api-keys', payload: { name: 'by key', scopes: ['evaluate'] } });
+    const created = await request(t.app, admin, {
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      payload: { name: 'by key', scopes: ['evaluate'] },
+    });
     expect(created.statusCode).toBe(201);
     const denied = await request(t.app, tenant.runtimeKey, { method: 'GET', url: '/api/v1/api-keys' });
     expect(denied.statusCode).toBe(403);
     expect(denied.json().error).toBe('forbidden');
   });
 
-  it.each(['Bearer ai_123', `Bearer ai_${'f'.repeat(64)}`, 'Basic abc', 'Bearer'])('rejects Authorization "%s" with 401', async (header) => {
-    const response = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { authorization: header } });
-    expect(response.statusCode).toBe(401);
-    expect(response.json()).toMatchObject({ error: 'unauthorized', status: 401, request_id: expect.any(String) });
-  });
+  it.each(['Bearer ai_123', `Bearer ai_${'f'.repeat(64)}`, 'Basic abc', 'Bearer'])(
+    'rejects Authorization "%s" with 401',
+    async (header) => {
+      const response = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { authorization: header } });
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toMatchObject({ error: 'unauthorized', status: 401, request_id: expect.any(String) });
+    },
+  );
 });

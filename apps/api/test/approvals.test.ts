@@ -5,7 +5,17 @@ import { outbox } from '@agov/db';
 import { expireApproval, expireDueApprovals } from '@agov/domain';
 import { expectError, fieldsOf } from './assertions.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, keyWithScopes, request, sessionWithRole, signupTenant, TestClock, type Credential, type Tenant, type TestApp } from './harness.js';
+import {
+  createTestApp,
+  keyWithScopes,
+  request,
+  sessionWithRole,
+  signupTenant,
+  TestClock,
+  type Credential,
+  type Tenant,
+  type TestApp,
+} from './harness.js';
 
 // One app whose clock the expiry tests move forward; every test makes its own tenant.
 const clock = new TestClock();
@@ -25,13 +35,23 @@ const RATIONALE = 'Repository writes need a human reviewer.';
 const EVALUATED = ['trace_initiated', 'identity_resolved', 'policy_evaluated', 'sensitive_operation_detected', 'approval_requested'];
 /** What each verdict does, per the spec's state tables. */
 const OUTCOMES = {
-  approve: { status: 'approved', granted: 'approval_granted', operation: 'operation_allowed', final: 'completed_with_approval', webhook: 'approval.approved' },
+  approve: {
+    status: 'approved',
+    granted: 'approval_granted',
+    operation: 'operation_allowed',
+    final: 'completed_with_approval',
+    webhook: 'approval.approved',
+  },
   deny: { status: 'denied', granted: 'approval_denied', operation: 'operation_denied', final: 'denied', webhook: 'approval.denied' },
 } as const;
 
 const get = (credential: Credential, url: string) => request(t.app, credential, { method: 'GET', url });
 const decide = (credential: Credential, id: string, verdict: Verdict, payload?: unknown) =>
-  request(t.app, credential, { method: 'POST', url: `/api/v1/approvals/${id}/${verdict}`, ...(payload === undefined ? {} : { payload: payload as object }) });
+  request(t.app, credential, {
+    method: 'POST',
+    url: `/api/v1/approvals/${id}/${verdict}`,
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
 const ids = (response: { json(): { data: { id: string }[] } }) => response.json().data.map((item) => item.id);
 
 /** A fresh tenant whose agent needs a human for the fixture action. */
@@ -55,15 +75,23 @@ async function requestApproval(tenant: Tenant, agentId: string, context?: Record
 }
 
 const traceOf = async (tenant: Tenant, traceId: string) =>
-  (await get(tenant.runtimeKey, `/api/v1/traces/${traceId}`)).json() as Record<string, unknown> & { events: Event[]; completed_at: string | null };
+  (await get(tenant.runtimeKey, `/api/v1/traces/${traceId}`)).json() as Record<string, unknown> & {
+    events: Event[];
+    completed_at: string | null;
+  };
 const verified = async (tenant: Tenant, traceId: string) => (await get(tenant.runtimeKey, `/api/v1/traces/${traceId}/verify`)).json();
 
 /** The tenant's outbox: approval webhooks after approval.requested, audit fan-outs, and the row count. */
 async function effectsOf(tenantId: string) {
   const rows = await t.runtime.database.db.select().from(outbox).where(eq(outbox.tenantId, tenantId)).orderBy(asc(outbox.createdAt));
   return {
-    webhooks: rows.filter((row) => row.kind === 'webhook' && /^approval\.(approved|denied|expired)$/.test(String(row.payload.event))).map((row) => row.payload),
-    audit: rows.filter((row) => row.kind === 'audit_events').map((row) => row.payload).sort((a, b) => Number(a.from_seq) - Number(b.from_seq)),
+    webhooks: rows
+      .filter((row) => row.kind === 'webhook' && /^approval\.(approved|denied|expired)$/.test(String(row.payload.event)))
+      .map((row) => row.payload),
+    audit: rows
+      .filter((row) => row.kind === 'audit_events')
+      .map((row) => row.payload)
+      .sort((a, b) => Number(a.from_seq) - Number(b.from_seq)),
     total: rows.length,
   };
 }
@@ -82,12 +110,23 @@ async function expectExpired(tenant: Tenant, pending: Approval) {
   const trace = await traceOf(tenant, pending.trace_id);
   expect(trace).toMatchObject({ final_outcome: 'expired', completed_at: ISO });
   expect(trace.events.map((e) => e.event_type)).toEqual([...EVALUATED, 'trace_closed']);
-  expect(trace.events[5]).toMatchObject({ actor_type: 'system', status: 'expired', approval_request_id: pending.id, timestamp: trace.completed_at });
+  expect(trace.events[5]).toMatchObject({
+    actor_type: 'system',
+    status: 'expired',
+    approval_request_id: pending.id,
+    timestamp: trace.completed_at,
+  });
   expect(trace.approval_requests).toEqual([{ id: pending.id, status: 'expired', approver_name: null, decided_at: null }]);
   expect(await verified(tenant, pending.trace_id)).toMatchObject({ valid: true, event_count: 6 });
   const { webhooks, audit } = await effectsOf(tenant.tenantId);
   expect(webhooks).toEqual([
-    { id: expect.any(String), event: 'approval.expired', timestamp: trace.completed_at, tenant_id: tenant.tenantId, data: { approval: { ...pending, status: 'expired' } } },
+    {
+      id: expect.any(String),
+      event: 'approval.expired',
+      timestamp: trace.completed_at,
+      tenant_id: tenant.tenantId,
+      data: { approval: { ...pending, status: 'expired' } },
+    },
   ]);
   expect(audit).toEqual([
     { trace_id: pending.trace_id, from_seq: 1, to_seq: 5 },
@@ -98,7 +137,11 @@ async function expectExpired(tenant: Tenant, pending: Approval) {
 describe('GET /api/v1/approvals and /count', () => {
   it('returns exactly the spec fields of a pending request', async () => {
     const { tenant, agent } = await approvalSetup();
-    const evaluated = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: { ...action(agent.id), context: { ticket: 'OPS-7', amount: 12 } } });
+    const evaluated = await request(t.app, tenant.runtimeKey, {
+      method: 'POST',
+      url: '/api/v1/evaluate',
+      payload: { ...action(agent.id), context: { ticket: 'OPS-7', amount: 12 } },
+    });
     const { approval_request_id: id, trace_id: traceId } = evaluated.json();
     const response = await get(tenant.runtimeKey, '/api/v1/approvals');
     expect(response.statusCode).toBe(200);
@@ -152,7 +195,9 @@ describe('GET /api/v1/approvals and /count', () => {
     const all = await list();
     expect(ids(all)).toEqual([b1.id, a3.id, a2.id, a1.id]);
     expect(all.json().pagination).toEqual({ total: 4, limit: 20, offset: 0 });
-    const sorted = [...all.json().data].sort((x: Approval, y: Approval) => (x.requested_at === y.requested_at ? (x.id < y.id ? 1 : -1) : x.requested_at < y.requested_at ? 1 : -1));
+    const sorted = [...all.json().data].sort((x: Approval, y: Approval) =>
+      x.requested_at === y.requested_at ? (x.id < y.id ? 1 : -1) : x.requested_at < y.requested_at ? 1 : -1,
+    );
     expect(all.json().data).toEqual(sorted);
 
     expect(ids(await list('?status=pending'))).toEqual([b1.id, a3.id]);
@@ -240,13 +285,30 @@ describe('GET /api/v1/approvals/:id and /status', () => {
     const { tenant, agent } = await approvalSetup();
     const pending = await requestApproval(tenant, agent.id);
     const poll = () => get(tenant.runtimeKey, `/api/v1/approvals/${pending.id}/status`);
-    expect((await poll()).json()).toEqual({ id: pending.id, status: 'pending', decided_at: null, approver_name: null, decision_note: null });
-    const denied = (await decide(tenant.admin, pending.id, 'deny', { approver_name: 'Rita Reviewer', decision_note: 'Not this week.' })).json().data;
+    expect((await poll()).json()).toEqual({
+      id: pending.id,
+      status: 'pending',
+      decided_at: null,
+      approver_name: null,
+      decision_note: null,
+    });
+    const denied = (
+      await decide(tenant.admin, pending.id, 'deny', { approver_name: 'Rita Reviewer', decision_note: 'Not this week.' })
+    ).json().data;
     const response = await poll();
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ id: pending.id, status: 'denied', decided_at: denied.decided_at, approver_name: 'Rita Reviewer', decision_note: 'Not this week.' });
+    expect(response.json()).toEqual({
+      id: pending.id,
+      status: 'denied',
+      decided_at: denied.decided_at,
+      approver_name: 'Rita Reviewer',
+      decision_note: 'Not this week.',
+    });
     const detail = (await get(tenant.runtimeKey, `/api/v1/approvals/${pending.id}`)).json().data;
-    expect(detail).toMatchObject({ status: 'denied', trace: { final_outcome: 'denied', completed_at: denied.decided_at, duration_ms: expect.any(Number), event_count: 8 } });
+    expect(detail).toMatchObject({
+      status: 'denied',
+      trace: { final_outcome: 'denied', completed_at: denied.decided_at, duration_ms: expect.any(Number), event_count: 8 },
+    });
   });
 
   it("answers 404 for an unknown id, another tenant's id and a malformed id", async () => {
@@ -255,7 +317,8 @@ describe('GET /api/v1/approvals/:id and /status', () => {
     const other = await signupTenant(t.app);
     for (const id of [randomUUID(), foreign.id, 'not-a-uuid']) {
       for (const suffix of ['', '/status']) expectError(await get(other.runtimeKey, `/api/v1/approvals/${id}${suffix}`), 404, 'not_found');
-      for (const verdict of ['approve', 'deny'] as const) expectError(await decide(other.admin, id, verdict, { approver_name: 'Mallory' }), 404, 'not_found');
+      for (const verdict of ['approve', 'deny'] as const)
+        expectError(await decide(other.admin, id, verdict, { approver_name: 'Mallory' }), 404, 'not_found');
     }
     // Nothing the other tenant did touched the request.
     expect((await get(tenant.runtimeKey, `/api/v1/approvals/${foreign.id}/status`)).json().status).toBe('pending');
@@ -270,11 +333,19 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
     const expected = OUTCOMES[verdict];
     const { tenant, agent } = await approvalSetup();
     const pending = await requestApproval(tenant, agent.id);
-    const credential = by === 'reviewer' ? await sessionWithRole(t.app, tenant, 'reviewer') : { apiKey: (await keyWithScopes(t.app, tenant, ['approvals:write'])).apiKey };
-    const response = await decide(credential, pending.id, verdict, { approver_name: 'Rita Reviewer', ...(note ? { decision_note: note } : {}) });
+    const credential =
+      by === 'reviewer'
+        ? await sessionWithRole(t.app, tenant, 'reviewer')
+        : { apiKey: (await keyWithScopes(t.app, tenant, ['approvals:write'])).apiKey };
+    const response = await decide(credential, pending.id, verdict, {
+      approver_name: 'Rita Reviewer',
+      ...(note ? { decision_note: note } : {}),
+    });
     expect(response.statusCode, response.body).toBe(200);
     const decided = response.json().data;
-    expect(response.json()).toEqual({ data: { ...pending, status: expected.status, decided_at: ISO, approver_name: 'Rita Reviewer', decision_note: note ?? null } });
+    expect(response.json()).toEqual({
+      data: { ...pending, status: expected.status, decided_at: ISO, approver_name: 'Rita Reviewer', decision_note: note ?? null },
+    });
     expect(Date.parse(decided.decided_at)).toBeGreaterThanOrEqual(Date.parse(pending.requested_at));
 
     const trace = await traceOf(tenant, pending.trace_id);
@@ -285,11 +356,21 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
       { actor_type: 'approval_service', approval_request_id: pending.id, timestamp: decided.decided_at },
       { actor_type: 'system', status: expected.final, timestamp: decided.decided_at },
     ]);
-    expect(trace.approval_requests).toEqual([{ id: pending.id, status: expected.status, approver_name: 'Rita Reviewer', decided_at: decided.decided_at }]);
+    expect(trace.approval_requests).toEqual([
+      { id: pending.id, status: expected.status, approver_name: 'Rita Reviewer', decided_at: decided.decided_at },
+    ]);
     expect(await verified(tenant, pending.trace_id)).toMatchObject({ trace_id: pending.trace_id, valid: true, event_count: 8 });
 
     const { webhooks, audit } = await effectsOf(tenant.tenantId);
-    expect(webhooks).toEqual([{ id: expect.any(String), event: expected.webhook, timestamp: decided.decided_at, tenant_id: tenant.tenantId, data: { approval: decided } }]);
+    expect(webhooks).toEqual([
+      {
+        id: expect.any(String),
+        event: expected.webhook,
+        timestamp: decided.decided_at,
+        tenant_id: tenant.tenantId,
+        data: { approval: decided },
+      },
+    ]);
     expect(audit).toEqual([
       { trace_id: pending.trace_id, from_seq: 1, to_seq: 5 },
       { trace_id: pending.trace_id, from_seq: 6, to_seq: 8 },
@@ -348,7 +429,12 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
     expectError(await decide(tenant.runtimeKey, pending.id, 'approve', { approver_name: 'Runtime' }), 403, 'forbidden');
     expectError(await decide(null, pending.id, 'approve', { approver_name: 'Nobody' }), 401, 'unauthorized');
     expectError(await get(null, '/api/v1/approvals'), 401, 'unauthorized');
-    for (const url of ['/api/v1/approvals', '/api/v1/approvals/count', `/api/v1/approvals/${pending.id}`, `/api/v1/approvals/${pending.id}/status`]) {
+    for (const url of [
+      '/api/v1/approvals',
+      '/api/v1/approvals/count',
+      `/api/v1/approvals/${pending.id}`,
+      `/api/v1/approvals/${pending.id}/status`,
+    ]) {
       expect((await get(viewer, url)).statusCode, url).toBe(200);
       expect((await get(readKey, url)).statusCode, url).toBe(200);
     }
@@ -361,7 +447,9 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
     const pending = await requestApproval(tenant, agent.id);
     const writer = { apiKey: (await keyWithScopes(t.app, tenant, ['approvals:write'])).apiKey };
     const verdicts: Verdict[] = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? 'approve' : 'deny'));
-    const responses = await Promise.all(verdicts.map((verdict, i) => decide(writer, pending.id, verdict, { approver_name: `Reviewer ${i}` })));
+    const responses = await Promise.all(
+      verdicts.map((verdict, i) => decide(writer, pending.id, verdict, { approver_name: `Reviewer ${i}` })),
+    );
 
     const winners = responses.flatMap((response, i) => (response.statusCode === 200 ? [i] : []));
     expect(winners).toHaveLength(1);
@@ -381,7 +469,10 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
     const { webhooks, audit } = await effectsOf(tenant.tenantId);
     expect(webhooks).toEqual([expect.objectContaining({ event: expected.webhook, data: { approval: decided } })]);
     expect(audit).toHaveLength(2);
-    expect((await get(tenant.runtimeKey, `/api/v1/approvals/${pending.id}/status`)).json()).toMatchObject({ status: expected.status, approver_name: `Reviewer ${winner}` });
+    expect((await get(tenant.runtimeKey, `/api/v1/approvals/${pending.id}/status`)).json()).toMatchObject({
+      status: expected.status,
+      approver_name: `Reviewer ${winner}`,
+    });
   });
 });
 
@@ -421,7 +512,11 @@ describe('expiry', () => {
     clock.advance(2_000);
     const response = await decide(tenant.admin, pending.id, 'approve', { approver_name: 'Ada Admin' });
     expectError(response, 409, 'conflict');
-    expect(response.json()).toMatchObject({ message: 'approval request has expired', details: { status: 'expired' }, trace_id: pending.trace_id });
+    expect(response.json()).toMatchObject({
+      message: 'approval request has expired',
+      details: { status: 'expired' },
+      trace_id: pending.trace_id,
+    });
     await expectExpired(tenant, pending);
 
     const before = await snapshot(tenant, pending);
@@ -437,8 +532,14 @@ describe('expiry', () => {
     const { tenant, agent } = await approvalSetup({ max_session_ttl: 1 });
     const pending = await requestApproval(tenant, agent.id);
     clock.advance(2_000);
-    const calls = Array.from({ length: 10 }, (_, i) => decide(tenant.admin, pending.id, i % 2 === 0 ? 'approve' : 'deny', { approver_name: `Late ${i}` }));
-    const [responses] = await Promise.all([Promise.all(calls), expireDueApprovals(t.runtime.deps), expireApproval(t.runtime.deps, tenant.tenantId, pending.id)]);
+    const calls = Array.from({ length: 10 }, (_, i) =>
+      decide(tenant.admin, pending.id, i % 2 === 0 ? 'approve' : 'deny', { approver_name: `Late ${i}` }),
+    );
+    const [responses] = await Promise.all([
+      Promise.all(calls),
+      expireDueApprovals(t.runtime.deps),
+      expireApproval(t.runtime.deps, tenant.tenantId, pending.id),
+    ]);
     for (const response of responses) expect(response.json()).toMatchObject({ error: 'conflict', details: { status: 'expired' } });
     await expectExpired(tenant, pending);
   });
@@ -456,7 +557,11 @@ describe('expiry', () => {
     const viewed = await requestApproval(second, secondAgent.id);
     clock.advance(2_000);
     const detail = (await get(second.runtimeKey, `/api/v1/approvals/${viewed.id}`)).json().data;
-    expect(detail).toMatchObject({ status: 'expired', decided_at: null, trace: { final_outcome: 'expired', event_count: 6, completed_at: ISO } });
+    expect(detail).toMatchObject({
+      status: 'expired',
+      decided_at: null,
+      trace: { final_outcome: 'expired', event_count: 6, completed_at: ISO },
+    });
     await expectExpired(second, viewed);
   });
 });

@@ -3,10 +3,19 @@ import type { TestApp } from './harness.js';
 
 /** The list order: created_at descending, then id descending. */
 export const newestFirst = (a: { created_at?: unknown; id: string }, b: { created_at?: unknown; id: string }) =>
-  String(b.created_at) < String(a.created_at) ? -1 : String(b.created_at) > String(a.created_at) ? 1 : b.id < a.id ? -1 : b.id > a.id ? 1 : 0;
+  String(b.created_at) < String(a.created_at)
+    ? -1
+    : String(b.created_at) > String(a.created_at)
+      ? 1
+      : b.id < a.id
+        ? -1
+        : b.id > a.id
+          ? 1
+          : 0;
 
 /** The fields a validation error names. */
-export const fieldsOf = (response: { json(): { details: { fields: { field: string }[] } } }) => response.json().details.fields.map((f) => f.field);
+export const fieldsOf = (response: { json(): { details: { fields: { field: string }[] } } }) =>
+  response.json().details.fields.map((f) => f.field);
 
 export function expectError(response: { statusCode: number; json(): unknown }, status: number, error: string) {
   expect(response.statusCode).toBe(status);

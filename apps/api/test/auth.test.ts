@@ -85,8 +85,16 @@ describe('login, me and logout', () => {
 
   it('answers wrong password and unknown e-mail with the same 401', async () => {
     const tenant = await signupTenant(t.app);
-    const wrong = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: tenant.email, password: 'wrong password!!' } });
-    const unknown = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: uniqueEmail(), password: PASSWORD } });
+    const wrong = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: tenant.email, password: 'wrong password!!' },
+    });
+    const unknown = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: uniqueEmail(), password: PASSWORD },
+    });
     expect(wrong.statusCode).toBe(401);
     expect(unknown.statusCode).toBe(401);
     expect(wrong.json().message).toBe(unknown.json().message);

@@ -12,7 +12,12 @@ describe('error bodies', () => {
     const response = await t.app.inject({ method: 'GET', url: '/api/v1/nothing-here' });
     expect(response.statusCode).toBe(404);
     const body = response.json();
-    expect(body).toEqual({ error: 'not_found', message: 'Route GET /api/v1/nothing-here not found', status: 404, request_id: expect.any(String) });
+    expect(body).toEqual({
+      error: 'not_found',
+      message: 'Route GET /api/v1/nothing-here not found',
+      status: 404,
+      request_id: expect.any(String),
+    });
     expect(response.headers['x-request-id']).toBe(body.request_id);
   });
 
@@ -30,7 +35,12 @@ describe('error bodies', () => {
     ['a prototype pollution attempt', 'application/json', '{"name": "k", "scopes": ["admin"], "__proto__": {"admin": true}}'],
   ])('rejects %s with 400', async (_label, contentType, payload) => {
     const tenant = await signupTenant(t.app);
-    const response = await request(t.app, tenant.admin, { method: 'POST', url: '/api/v1/api-keys', headers: { 'content-type': contentType }, payload });
+    const response = await request(t.app, tenant.admin, {
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      headers: { 'content-type': contentType },
+      payload,
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ error: 'validation_error', status: 400, request_id: expect.any(String) });
   });

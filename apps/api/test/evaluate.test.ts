@@ -45,7 +45,13 @@ describe('POST /api/v1/evaluate decisions', () => {
 
     const trace = await traceOf(tenant, body.trace_id);
     expect(eventTypes(trace)).toEqual(['trace_initiated', 'identity_resolved', 'policy_evaluated', 'operation_allowed']);
-    expect(trace).toMatchObject({ final_outcome: 'in_progress', completed_at: null, duration_ms: null, agent_id: agent.id, agent_name: 'invoice-bot' });
+    expect(trace).toMatchObject({
+      final_outcome: 'in_progress',
+      completed_at: null,
+      duration_ms: null,
+      agent_id: agent.id,
+      agent_name: 'invoice-bot',
+    });
     expect(trace.events[2]).toMatchObject({ actor_type: 'policy_engine', status: 'allow', policy_version: 1 });
     expect(trace.events[0]).toMatchObject({ actor_type: 'agent', actor_name: 'invoice-bot' });
   });
@@ -54,7 +60,13 @@ describe('POST /api/v1/evaluate decisions', () => {
     const { tenant, agent } = await setup();
     const rule = await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'deny', rationale: 'Writes are frozen this week.' });
     const body = (await evaluate(tenant, action(agent.id))).json();
-    expect(body).toEqual({ decision: 'deny', trace_id: expect.any(String), approval_request_id: null, reason: 'Writes are frozen this week.', policy_rule_id: rule.id });
+    expect(body).toEqual({
+      decision: 'deny',
+      trace_id: expect.any(String),
+      approval_request_id: null,
+      reason: 'Writes are frozen this week.',
+      policy_rule_id: rule.id,
+    });
 
     const trace = await traceOf(tenant, body.trace_id);
     expect(eventTypes(trace)).toEqual(['trace_initiated', 'identity_resolved', 'policy_evaluated', 'operation_denied', 'trace_closed']);
@@ -94,14 +106,26 @@ describe('POST /api/v1/evaluate decisions', () => {
     });
 
     const trace = await traceOf(tenant, body.trace_id);
-    expect(eventTypes(trace)).toEqual(['trace_initiated', 'identity_resolved', 'policy_evaluated', 'sensitive_operation_detected', 'approval_requested']);
+    expect(eventTypes(trace)).toEqual([
+      'trace_initiated',
+      'identity_resolved',
+      'policy_evaluated',
+      'sensitive_operation_detected',
+      'approval_requested',
+    ]);
     expect(trace.final_outcome).toBe('in_progress');
     expect(trace.events[4].approval_request_id).toBe(body.approval_request_id);
     expect(trace.approval_requests).toEqual([{ id: body.approval_request_id, status: 'pending', approver_name: null, decided_at: null }]);
 
     const { db } = t.runtime.database;
     const [approval] = await db.select().from(approvalRequests).where(eq(approvalRequests.id, body.approval_request_id));
-    expect(approval).toMatchObject({ status: 'pending', riskClassification: 'critical', flagReason: 'Confidential writes need a human.', contextSnapshot: context, delegatedFrom: 'Olivia Owner' });
+    expect(approval).toMatchObject({
+      status: 'pending',
+      riskClassification: 'critical',
+      flagReason: 'Confidential writes need a human.',
+      contextSnapshot: context,
+      delegatedFrom: 'Olivia Owner',
+    });
     expect(approval!.expiresAt.getTime() - approval!.requestedAt.getTime()).toBe(600_000);
 
     const effects = await db.select().from(outbox).where(eq(outbox.tenantId, tenant.tenantId));
@@ -201,7 +225,11 @@ describe('rule matching', () => {
     const { tenant, agent } = await setup();
     const rule = await createPolicy(t.app, tenant.admin, agent.id);
     expect((await evaluate(tenant, action(agent.id))).json().decision).toBe('allow');
-    const patched = await request(t.app, tenant.admin, { method: 'PATCH', url: `/api/v1/policies/${rule.id}`, payload: { policy_effect: 'deny' } });
+    const patched = await request(t.app, tenant.admin, {
+      method: 'PATCH',
+      url: `/api/v1/policies/${rule.id}`,
+      payload: { policy_effect: 'deny' },
+    });
     expect(patched.statusCode).toBe(200);
     expect((await evaluate(tenant, action(agent.id))).json().decision).toBe('deny');
     await createPolicy(t.app, tenant.admin, agent.id, { priority: 99, rationale: 'A new, higher rule wins.' });
@@ -281,7 +309,9 @@ describe('evaluate errors and access', () => {
     const { tenant, agent } = await setup();
     const reader = await keyWithScopes(t.app, tenant, ['agents:read']);
     expect((await request(t.app, reader, { method: 'POST', url: '/api/v1/evaluate', payload: action(agent.id) })).statusCode).toBe(403);
-    expect((await request(t.app, tenant.admin, { method: 'POST', url: '/api/v1/evaluate', payload: action(agent.id) })).statusCode).toBe(403);
+    expect((await request(t.app, tenant.admin, { method: 'POST', url: '/api/v1/evaluate', payload: action(agent.id) })).statusCode).toBe(
+      403,
+    );
     expect((await request(t.app, null, { method: 'POST', url: '/api/v1/evaluate', payload: action(agent.id) })).statusCode).toBe(401);
   });
 });
@@ -292,23 +322,48 @@ describe('POST /api/v1/policies/test (dry run)', () => {
     const rule = await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'approval_required' });
     const response = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/policies/test', payload: action(agent.id) });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ effect: 'approval_required', rule_id: rule.id, rationale: 'Routine repository maintenance is allowed.', policy_version: 1 });
+    expect(response.json()).toEqual({
+      effect: 'approval_required',
+      rule_id: rule.id,
+      rationale: 'Routine repository maintenance is allowed.',
+      policy_version: 1,
+    });
 
-    const none = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/policies/test', payload: action(agent.id, { operation: 'read' }) });
-    expect(none.json()).toEqual({ effect: 'deny', rule_id: null, rationale: expect.stringMatching(/no policy rule matched/i), policy_version: null });
+    const none = await request(t.app, tenant.runtimeKey, {
+      method: 'POST',
+      url: '/api/v1/policies/test',
+      payload: action(agent.id, { operation: 'read' }),
+    });
+    expect(none.json()).toEqual({
+      effect: 'deny',
+      rule_id: null,
+      rationale: expect.stringMatching(/no policy rule matched/i),
+      policy_version: null,
+    });
 
     const traces = await request(t.app, tenant.runtimeKey, { method: 'GET', url: '/api/v1/traces' });
     expect(traces.json().pagination.total).toBe(0);
-    const effects = await t.runtime.database.db.select().from(outbox).where(and(eq(outbox.tenantId, tenant.tenantId), eq(outbox.kind, 'audit_events')));
+    const effects = await t.runtime.database.db
+      .select()
+      .from(outbox)
+      .where(and(eq(outbox.tenantId, tenant.tenantId), eq(outbox.kind, 'audit_events')));
     expect(effects).toHaveLength(0);
   });
 
   it('rejects a context (the dry run takes none) and unknown agents', async () => {
     const { tenant, agent } = await setup();
-    const withContext = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/policies/test', payload: { ...action(agent.id), context: {} } });
+    const withContext = await request(t.app, tenant.runtimeKey, {
+      method: 'POST',
+      url: '/api/v1/policies/test',
+      payload: { ...action(agent.id), context: {} },
+    });
     expect(withContext.statusCode).toBe(400);
     const other = await setup();
-    const foreign = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/policies/test', payload: action(other.agent.id) });
+    const foreign = await request(t.app, tenant.runtimeKey, {
+      method: 'POST',
+      url: '/api/v1/policies/test',
+      payload: action(other.agent.id),
+    });
     expect(foreign.statusCode).toBe(404);
   });
 });

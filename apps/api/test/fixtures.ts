@@ -62,5 +62,12 @@ export async function createPolicy(app: FastifyInstance, credential: Credential,
 
 /** The action an evaluate or dry-run call asks about. */
 export function action(agentId: string, overrides: Record<string, unknown> = {}) {
-  return { agent_id: agentId, operation: 'write', target_integration: 'github', resource_scope: 'repo/app', data_classification: 'internal', ...overrides };
+  return {
+    agent_id: agentId,
+    operation: 'write',
+    target_integration: 'github',
+    resource_scope: 'repo/app',
+    data_classification: 'internal',
+    ...overrides,
+  };
 }

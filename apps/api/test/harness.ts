@@ -124,7 +124,13 @@ export async function signupTenant(app: FastifyInstance, organization = 'Acme'):
   });
   expect(response.statusCode, response.body).toBe(201);
   const { data } = response.json();
-  return { tenantId: data.tenant.id, userId: data.user.id, email, admin: { cookie: sessionCookie(response) }, runtimeKey: { apiKey: data.api_key.key } };
+  return {
+    tenantId: data.tenant.id,
+    userId: data.user.id,
+    email,
+    admin: { cookie: sessionCookie(response) },
+    runtimeKey: { apiKey: data.api_key.key },
+  };
 }
 
 export function sessionCookie(response: LightMyRequestResponse): string {
@@ -135,16 +141,28 @@ export function sessionCookie(response: LightMyRequestResponse): string {
 
 /** An API key of the tenant with exactly these scopes. */
 export async function keyWithScopes(app: FastifyInstance, tenant: Tenant, scopes: string[]): Promise<{ apiKey: string; id: string }> {
-  const response = await request(app, tenant.admin, { method: 'POST', url: '/api/v1/api-keys', payload: { name: `key ${scopes.join(' ')}`, scopes } });
+  const response = await request(app, tenant.admin, {
+    method: 'POST',
+    url: '/api/v1/api-keys',
+    payload: { name: `key ${scopes.join(' ')}`, scopes },
+  });
   expect(response.statusCode, response.body).toBe(201);
   const { data } = response.json();
   return { apiKey: data.key, id: data.id };
 }
 
 /** A session of a new user with this role in the tenant. */
-export async function sessionWithRole(app: FastifyInstance, tenant: Tenant, role: 'admin' | 'reviewer' | 'viewer'): Promise<{ cookie: string }> {
+export async function sessionWithRole(
+  app: FastifyInstance,
+  tenant: Tenant,
+  role: 'admin' | 'reviewer' | 'viewer',
+): Promise<{ cookie: string }> {
   const email = uniqueEmail(role);
-  const created = await request(app, tenant.admin, { method: 'POST', url: '/api/v1/users', payload: { name: `${role} user`, email, password: PASSWORD, role } });
+  const created = await request(app, tenant.admin, {
+    method: 'POST',
+    url: '/api/v1/users',
+    payload: { name: `${role} user`, email, password: PASSWORD, role },
+  });
   expect(created.statusCode, created.body).toBe(201);
   const login = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password: PASSWORD } });
   expect(login.statusCode, login.body).toBe(200);

@@ -105,7 +105,11 @@ describe('metrics of a process that dispatches', () => {
   it('counts a delivery attempt the dispatch recorded', async () => {
     const tenant = await signupTenant(t.app);
     // The metrics port answers the delivery's POST with 404: a failed attempt, to be retried.
-    const endpoint = await request(t.app, tenant.admin, { method: 'POST', url: '/api/v1/webhooks', payload: { url: `http://127.0.0.1:${port}/hook`, events: ['approval.requested'] } });
+    const endpoint = await request(t.app, tenant.admin, {
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      payload: { url: `http://127.0.0.1:${port}/hook`, events: ['approval.requested'] },
+    });
     expect(endpoint.statusCode, endpoint.body).toBe(201);
     const agent = await createAgent(t.app, tenant.admin);
     await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'approval_required' });

@@ -3,7 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox } from '@agov/db';
 import { expectError } from './assertions.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, keyWithScopes, request, sessionWithRole, signupTenant, TestClock, type Credential, type Tenant, type TestApp } from './harness.js';
+import {
+  createTestApp,
+  keyWithScopes,
+  request,
+  sessionWithRole,
+  signupTenant,
+  TestClock,
+  type Credential,
+  type Tenant,
+  type TestApp,
+} from './harness.js';
 
 const clock = new TestClock();
 let t: TestApp;
@@ -40,12 +50,22 @@ const outcome = (credential: Credential, traceId: string, payload: unknown) =>
   request(t.app, credential, { method: 'POST', url: `/api/v1/traces/${traceId}/outcome`, payload: payload as Record<string, unknown> });
 
 const decide = (tenant: Tenant, approvalId: string, verdict: 'approve' | 'deny') =>
-  request(t.app, tenant.admin, { method: 'POST', url: `/api/v1/approvals/${approvalId}/${verdict}`, payload: { approver_name: 'Rita Reviewer' } });
+  request(t.app, tenant.admin, {
+    method: 'POST',
+    url: `/api/v1/approvals/${approvalId}/${verdict}`,
+    payload: { approver_name: 'Rita Reviewer' },
+  });
 
 async function traceOf(tenant: Tenant, traceId: string) {
   const response = await request(t.app, tenant.runtimeKey, { method: 'GET', url: `/api/v1/traces/${traceId}` });
   expect(response.statusCode).toBe(200);
-  return response.json() as { final_outcome: string; started_at: string; completed_at: string | null; duration_ms: number | null; events: TraceEvent[] };
+  return response.json() as {
+    final_outcome: string;
+    started_at: string;
+    completed_at: string | null;
+    duration_ms: number | null;
+    events: TraceEvent[];
+  };
 }
 
 const verify = async (tenant: Tenant, traceId: string) =>
@@ -59,7 +79,9 @@ async function effectsOf(tenant: Tenant, traceId: string) {
   const payloads = rows.map((row) => ({ kind: row.kind, payload: row.payload as Payload }));
   return {
     all: rows.length,
-    completed: payloads.filter((r) => r.kind === 'webhook' && r.payload.event === 'trace.completed' && r.payload.data?.trace?.id === traceId).map((r) => r.payload),
+    completed: payloads
+      .filter((r) => r.kind === 'webhook' && r.payload.event === 'trace.completed' && r.payload.data?.trace?.id === traceId)
+      .map((r) => r.payload),
     audit: payloads.filter((r) => r.kind === 'audit_events' && r.payload.trace_id === traceId).map((r) => r.payload),
   };
 }
@@ -103,7 +125,14 @@ describe('POST /api/v1/traces/:traceId/outcome', () => {
     expect(response.body).toBe('');
 
     const trace = await traceOf(tenant, traceId);
-    expect(eventTypes(trace)).toEqual(['trace_initiated', 'identity_resolved', 'policy_evaluated', 'operation_allowed', eventType, 'trace_closed']);
+    expect(eventTypes(trace)).toEqual([
+      'trace_initiated',
+      'identity_resolved',
+      'policy_evaluated',
+      'operation_allowed',
+      eventType,
+      'trace_closed',
+    ]);
     const [executed, closed] = trace.events.slice(4);
     expect(executed).toMatchObject({ actor_type: 'agent', actor_name: agent.name, status, metadata });
     expect(closed).toMatchObject({ actor_type: 'system', status: finalOutcome, metadata: null });
@@ -137,30 +166,33 @@ describe('POST /api/v1/traces/:traceId/outcome', () => {
   it.each([
     ['success', 'operation_executed', 'completed_with_approval'],
     ['error', 'operation_failed', 'blocked'],
-  ] as const)('%s after an approval: appends %s and a second trace_closed, final outcome %s, completion moves', async (status, eventType, finalOutcome) => {
-    const { tenant, agent, traceId } = await approvedTrace();
-    const approved = await traceOf(tenant, traceId);
-    expect(approved.final_outcome).toBe('completed_with_approval');
-    clock.advance(5000);
+  ] as const)(
+    '%s after an approval: appends %s and a second trace_closed, final outcome %s, completion moves',
+    async (status, eventType, finalOutcome) => {
+      const { tenant, agent, traceId } = await approvedTrace();
+      const approved = await traceOf(tenant, traceId);
+      expect(approved.final_outcome).toBe('completed_with_approval');
+      clock.advance(5000);
 
-    expect((await outcome(tenant.runtimeKey, traceId, { status })).statusCode).toBe(204);
-    const trace = await traceOf(tenant, traceId);
-    expect(eventTypes(trace).slice(5)).toEqual(['approval_granted', 'operation_allowed', 'trace_closed', eventType, 'trace_closed']);
-    expect(trace.events[8]).toMatchObject({ actor_type: 'agent', actor_name: agent.name, status, metadata: null });
-    expect(trace.events[9]).toMatchObject({ actor_type: 'system', status: finalOutcome });
-    expect(trace.final_outcome).toBe(finalOutcome);
-    expect(trace.completed_at).toBe(trace.events[9]!.timestamp);
-    expect(Date.parse(trace.completed_at!) - Date.parse(approved.completed_at!)).toBeGreaterThanOrEqual(5000);
-    expect(trace.duration_ms).toBe(Date.parse(trace.completed_at!) - Date.parse(trace.started_at));
-    expect(await verify(tenant, traceId)).toMatchObject({ valid: true, event_count: 10 });
+      expect((await outcome(tenant.runtimeKey, traceId, { status })).statusCode).toBe(204);
+      const trace = await traceOf(tenant, traceId);
+      expect(eventTypes(trace).slice(5)).toEqual(['approval_granted', 'operation_allowed', 'trace_closed', eventType, 'trace_closed']);
+      expect(trace.events[8]).toMatchObject({ actor_type: 'agent', actor_name: agent.name, status, metadata: null });
+      expect(trace.events[9]).toMatchObject({ actor_type: 'system', status: finalOutcome });
+      expect(trace.final_outcome).toBe(finalOutcome);
+      expect(trace.completed_at).toBe(trace.events[9]!.timestamp);
+      expect(Date.parse(trace.completed_at!) - Date.parse(approved.completed_at!)).toBeGreaterThanOrEqual(5000);
+      expect(trace.duration_ms).toBe(Date.parse(trace.completed_at!) - Date.parse(trace.started_at));
+      expect(await verify(tenant, traceId)).toMatchObject({ valid: true, event_count: 10 });
 
-    const effects = await effectsOf(tenant, traceId);
-    expect(effects.completed).toHaveLength(1);
-    expect(effects.completed[0]!.data).toEqual({
-      trace: { id: traceId, agent_id: agent.id, agent_name: agent.name, operation: 'write', final_outcome: finalOutcome },
-    });
-    expect(effects.audit).toContainEqual({ trace_id: traceId, from_seq: 9, to_seq: 10 });
-  });
+      const effects = await effectsOf(tenant, traceId);
+      expect(effects.completed).toHaveLength(1);
+      expect(effects.completed[0]!.data).toEqual({
+        trace: { id: traceId, agent_id: agent.id, agent_name: agent.name, operation: 'write', final_outcome: finalOutcome },
+      });
+      expect(effects.audit).toContainEqual({ trace_id: traceId, from_seq: 9, to_seq: 10 });
+    },
+  );
 });
 
 describe('refused outcomes: 409 conflict, nothing written', () => {

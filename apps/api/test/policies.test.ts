@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox } from '@agov/db';
-import { createTestApp, keyWithScopes, request, sessionWithRole, signupTenant, type Credential, type Tenant, type TestApp } from './harness.js';
+import {
+  createTestApp,
+  keyWithScopes,
+  request,
+  sessionWithRole,
+  signupTenant,
+  type Credential,
+  type Tenant,
+  type TestApp,
+} from './harness.js';
 import { cacheEntryFor, expectError, fieldsOf, newestFirst } from './assertions.js';
 
 let t: TestApp;
@@ -18,10 +27,23 @@ const call = (credential: Credential, method: 'GET' | 'POST' | 'PATCH' | 'DELETE
 
 async function createAgent(tenant: Tenant): Promise<Json> {
   const response = await call(tenant.admin, 'POST', '/api/v1/agents', {
-    name: 'Invoice Bot', description: 'Reconciles invoices', owner_name: 'Olga', owner_role: 'Lead', team: 'Finance', environment: 'prod',
-    authority_model: 'delegated', identity_mode: 'service_identity', delegation_model: 'self', autonomy_tier: 'medium',
-    authorized_integrations: [], credential_config: null, metadata: null, next_review_date: '2026-12-31',
-    created_by: 'Olga', modified_by: 'Olga', modified_at: '2025-06-01T12:00:00.000Z',
+    name: 'Invoice Bot',
+    description: 'Reconciles invoices',
+    owner_name: 'Olga',
+    owner_role: 'Lead',
+    team: 'Finance',
+    environment: 'prod',
+    authority_model: 'delegated',
+    identity_mode: 'service_identity',
+    delegation_model: 'self',
+    autonomy_tier: 'medium',
+    authorized_integrations: [],
+    credential_config: null,
+    metadata: null,
+    next_review_date: '2026-12-31',
+    created_by: 'Olga',
+    modified_by: 'Olga',
+    modified_at: '2025-06-01T12:00:00.000Z',
   });
   expect(response.statusCode, response.body).toBe(201);
   return response.json().data;
@@ -55,10 +77,14 @@ async function setup(overrides: Record<string, unknown> = {}) {
 const ISO_MS = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
 const policyEvents = async (tenantId: string) =>
-  (await t.runtime.database.db.select().from(outbox).where(eq(outbox.tenantId, tenantId)).orderBy(outbox.createdAt))
-    .map((row) => ({ kind: row.kind, event: row.payload.event, data: row.payload.data }));
+  (await t.runtime.database.db.select().from(outbox).where(eq(outbox.tenantId, tenantId)).orderBy(outbox.createdAt)).map((row) => ({
+    kind: row.kind,
+    event: row.payload.event,
+    data: row.payload.data,
+  }));
 
-const versions = async (tenant: Tenant, ruleId: string) => (await call(tenant.admin, 'GET', `/api/v1/policies/${ruleId}/versions`)).json().data as Json[];
+const versions = async (tenant: Tenant, ruleId: string) =>
+  (await call(tenant.admin, 'GET', `/api/v1/policies/${ruleId}/versions`)).json().data as Json[];
 
 describe('POST /api/v1/policies', () => {
   it('creates version 1 of an active rule, records version 1 and announces it', async () => {
@@ -71,13 +97,21 @@ describe('POST /api/v1/policies', () => {
     const rule = response.json().data;
     const { agent_id, modified_at, ...fields } = body;
     expect(rule).toEqual({
-      id: expect.any(String), agent_id, ...fields, modified_at: '2025-06-02T08:00:00.000Z',
-      is_active: true, policy_version: 1, created_at: ISO_MS, updated_at: rule.created_at,
+      id: expect.any(String),
+      agent_id,
+      ...fields,
+      modified_at: '2025-06-02T08:00:00.000Z',
+      is_active: true,
+      policy_version: 1,
+      created_at: ISO_MS,
+      updated_at: rule.created_at,
     });
     expect(await versions(tenant, rule.id)).toEqual([
       { ...fields, modified_at: rule.modified_at, id: expect.any(String), policy_rule_id: rule.id, version: 1, change_summary: 'Created' },
     ]);
-    expect(await policyEvents(tenant.tenantId)).toEqual([{ kind: 'webhook', event: 'policy.updated', data: { policy: rule, change: 'created' } }]);
+    expect(await policyEvents(tenant.tenantId)).toEqual([
+      { kind: 'webhook', event: 'policy.updated', data: { policy: rule, change: 'created' } },
+    ]);
     expect(stale()).toBeUndefined();
   });
 
@@ -85,15 +119,32 @@ describe('POST /api/v1/policies', () => {
     const tenant = await signupTenant(t.app);
     const agent = await createAgent(tenant);
     const key = await keyWithScopes(t.app, tenant, ['policies:write']);
-    const response = await call({ apiKey: key.apiKey }, 'POST', '/api/v1/policies', ruleBody(agent.id, { conditions: null, max_session_ttl: null, priority: -5 }));
+    const response = await call(
+      { apiKey: key.apiKey },
+      'POST',
+      '/api/v1/policies',
+      ruleBody(agent.id, { conditions: null, max_session_ttl: null, priority: -5 }),
+    );
     expect(response.statusCode).toBe(201);
     expect(response.json().data).toMatchObject({ conditions: null, max_session_ttl: null, priority: -5 });
   });
 
   it.each<[string, Record<string, unknown>, string]>([
-    ...['agent_id', 'policy_name', 'target_integration', 'operation', 'resource_scope', 'data_classification', 'policy_effect', 'rationale', 'priority', 'conditions', 'max_session_ttl', 'modified_by', 'modified_at'].map(
-      (field): [string, Record<string, unknown>, string] => [`a missing ${field}`, { [field]: undefined }, field],
-    ),
+    ...[
+      'agent_id',
+      'policy_name',
+      'target_integration',
+      'operation',
+      'resource_scope',
+      'data_classification',
+      'policy_effect',
+      'rationale',
+      'priority',
+      'conditions',
+      'max_session_ttl',
+      'modified_by',
+      'modified_at',
+    ].map((field): [string, Record<string, unknown>, string] => [`a missing ${field}`, { [field]: undefined }, field]),
     ['a rationale under 10 characters', { rationale: 'Too short' }, 'rationale'],
     ['a rationale over 1000 characters', { rationale: 'r'.repeat(1001) }, 'rationale'],
     ['a fractional priority', { priority: 1.5 }, 'priority'],
@@ -110,7 +161,11 @@ describe('POST /api/v1/policies', () => {
     ['conditions reaching for __proto__', { conditions: { var: '__proto__.polluted' } }, 'conditions'],
     ['conditions with two operators in one object', { conditions: { and: [], or: [] } }, 'conditions'],
     ['an unknown field', { notes: 'x' }, 'notes'],
-    ...['is_active', 'policy_version', 'id', 'created_at', 'updated_at'].map((field): [string, Record<string, unknown>, string] => [`a server-owned ${field}`, { [field]: field === 'is_active' ? true : 1 }, field]),
+    ...['is_active', 'policy_version', 'id', 'created_at', 'updated_at'].map((field): [string, Record<string, unknown>, string] => [
+      `a server-owned ${field}`,
+      { [field]: field === 'is_active' ? true : 1 },
+      field,
+    ]),
   ])('rejects %s with 400 naming the field', async (_label, overrides, field) => {
     const tenant = await signupTenant(t.app);
     const agent = await createAgent(tenant);
@@ -135,7 +190,11 @@ describe('POST /api/v1/policies', () => {
     const agent = await createAgent(tenant);
     expectError(await call(null, 'POST', '/api/v1/policies', ruleBody(agent.id)), 401, 'unauthorized');
     for (const scopes of [['policies:read'], ['agents:write']]) {
-      expectError(await call({ apiKey: (await keyWithScopes(t.app, tenant, scopes)).apiKey }, 'POST', '/api/v1/policies', ruleBody(agent.id)), 403, 'forbidden');
+      expectError(
+        await call({ apiKey: (await keyWithScopes(t.app, tenant, scopes)).apiKey }, 'POST', '/api/v1/policies', ruleBody(agent.id)),
+        403,
+        'forbidden',
+      );
     }
     for (const role of ['viewer', 'reviewer'] as const) {
       expectError(await call(await sessionWithRole(t.app, tenant, role), 'POST', '/api/v1/policies', ruleBody(agent.id)), 403, 'forbidden');
@@ -147,9 +206,20 @@ describe('GET /api/v1/policies', () => {
   it('lists newest first, paginates and filters', async () => {
     const { tenant, agent, rule: refunds } = await setup();
     const second = await createAgent(tenant);
-    const create = async (overrides: Record<string, unknown>) => (await call(tenant.admin, 'POST', '/api/v1/policies', ruleBody(second.id, overrides))).json().data as Json;
-    const blockPii = await create({ policy_name: 'Block PII export', policy_effect: 'deny', data_classification: 'restricted', rationale: 'Exports of personal data are never automated' });
-    const allowRead = await create({ policy_name: 'Allow reads', policy_effect: 'allow', data_classification: 'public', rationale: 'Reading public_data is harmless enough' });
+    const create = async (overrides: Record<string, unknown>) =>
+      (await call(tenant.admin, 'POST', '/api/v1/policies', ruleBody(second.id, overrides))).json().data as Json;
+    const blockPii = await create({
+      policy_name: 'Block PII export',
+      policy_effect: 'deny',
+      data_classification: 'restricted',
+      rationale: 'Exports of personal data are never automated',
+    });
+    const allowRead = await create({
+      policy_name: 'Allow reads',
+      policy_effect: 'allow',
+      data_classification: 'public',
+      rationale: 'Reading public_data is harmless enough',
+    });
     await call(tenant.admin, 'DELETE', `/api/v1/policies/${allowRead.id}`);
     const inactive: Json = { ...allowRead, is_active: false, updated_at: expect.any(String) };
     await setup();
@@ -190,7 +260,11 @@ describe('GET /api/v1/policies', () => {
     expect((await call(tenant.runtimeKey, 'GET', '/api/v1/policies')).json().pagination.total).toBe(1);
     expect((await call(await sessionWithRole(t.app, tenant, 'viewer'), 'GET', '/api/v1/policies')).statusCode).toBe(200);
     expectError(await call(null, 'GET', '/api/v1/policies'), 401, 'unauthorized');
-    expectError(await call({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, 'GET', '/api/v1/policies'), 403, 'forbidden');
+    expectError(
+      await call({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, 'GET', '/api/v1/policies'),
+      403,
+      'forbidden',
+    );
   });
 });
 
@@ -201,9 +275,14 @@ describe('GET /api/v1/policies/:id', () => {
     await call(tenant.admin, 'DELETE', `/api/v1/policies/${rule.id}`);
     expect((await call(tenant.admin, 'GET', `/api/v1/policies/${rule.id}`)).json().data.is_active).toBe(false);
     const stranger = await signupTenant(t.app);
-    for (const id of [rule.id, randomUUID(), 'rule-1']) expectError(await call(stranger.admin, 'GET', `/api/v1/policies/${id}`), 404, 'not_found');
+    for (const id of [rule.id, randomUUID(), 'rule-1'])
+      expectError(await call(stranger.admin, 'GET', `/api/v1/policies/${id}`), 404, 'not_found');
     expectError(await call(null, 'GET', `/api/v1/policies/${rule.id}`), 401, 'unauthorized');
-    expectError(await call({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, 'GET', `/api/v1/policies/${rule.id}`), 403, 'forbidden');
+    expectError(
+      await call({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, 'GET', `/api/v1/policies/${rule.id}`),
+      403,
+      'forbidden',
+    );
   });
 });
 
@@ -212,37 +291,88 @@ describe('PATCH /api/v1/policies/:id', () => {
     const { tenant, agent, rule } = await setup();
     const stale = cacheEntryFor(t, agent.id);
     const before = Date.now();
-    const response = await call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, { rationale: 'A changed rationale text', priority: 5, operation: 'refund' });
+    const response = await call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, {
+      rationale: 'A changed rationale text',
+      priority: 5,
+      operation: 'refund',
+    });
     expect(response.statusCode).toBe(200);
     const updated = response.json().data;
-    expect(updated).toEqual({ ...rule, rationale: 'A changed rationale text', priority: 5, policy_version: 2, modified_by: 'Ada Admin', modified_at: ISO_MS, updated_at: updated.modified_at });
+    expect(updated).toEqual({
+      ...rule,
+      rationale: 'A changed rationale text',
+      priority: 5,
+      policy_version: 2,
+      modified_by: 'Ada Admin',
+      modified_at: ISO_MS,
+      updated_at: updated.modified_at,
+    });
     expect(Date.parse(updated.updated_at)).toBeGreaterThanOrEqual(before - 1);
     expect(stale()).toBeUndefined();
 
     const history = await versions(tenant, rule.id);
-    expect(history.map((v) => [v.version, v.change_summary])).toEqual([[2, 'Changed priority, rationale'], [1, 'Created']]);
+    expect(history.map((v) => [v.version, v.change_summary])).toEqual([
+      [2, 'Changed priority, rationale'],
+      [1, 'Created'],
+    ]);
     expect(history[0]).toEqual({
-      id: expect.any(String), policy_rule_id: rule.id, version: 2, policy_name: rule.policy_name, operation: 'refund', target_integration: rule.target_integration,
-      resource_scope: rule.resource_scope, data_classification: rule.data_classification, policy_effect: rule.policy_effect, rationale: 'A changed rationale text',
-      priority: 5, conditions: rule.conditions, max_session_ttl: rule.max_session_ttl, modified_by: 'Ada Admin', modified_at: updated.modified_at, change_summary: 'Changed priority, rationale',
+      id: expect.any(String),
+      policy_rule_id: rule.id,
+      version: 2,
+      policy_name: rule.policy_name,
+      operation: 'refund',
+      target_integration: rule.target_integration,
+      resource_scope: rule.resource_scope,
+      data_classification: rule.data_classification,
+      policy_effect: rule.policy_effect,
+      rationale: 'A changed rationale text',
+      priority: 5,
+      conditions: rule.conditions,
+      max_session_ttl: rule.max_session_ttl,
+      modified_by: 'Ada Admin',
+      modified_at: updated.modified_at,
+      change_summary: 'Changed priority, rationale',
     });
     expect(history[1]).toMatchObject({ version: 1, rationale: rule.rationale, priority: 100, modified_by: 'Olga' });
-    expect((await policyEvents(tenant.tenantId)).at(-1)).toEqual({ kind: 'webhook', event: 'policy.updated', data: { policy: updated, change: 'updated' } });
+    expect((await policyEvents(tenant.tenantId)).at(-1)).toEqual({
+      kind: 'webhook',
+      event: 'policy.updated',
+      data: { policy: updated, change: 'updated' },
+    });
   });
 
   it('bumps the version even when no value changes, and compares conditions by content', async () => {
     const { tenant, rule } = await setup({ conditions: { and: [{ '==': [{ var: 'context.a' }, 1] }, { '!': { var: 'context.b' } }] } });
-    const same = await call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, { conditions: { and: [{ '==': [{ var: 'context.a' }, 1] }, { '!': { var: 'context.b' } }] }, max_session_ttl: 3600 });
+    const same = await call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, {
+      conditions: { and: [{ '==': [{ var: 'context.a' }, 1] }, { '!': { var: 'context.b' } }] },
+      max_session_ttl: 3600,
+    });
     expect(same.json().data.policy_version).toBe(2);
     const key = await keyWithScopes(t.app, tenant, ['policies:write']);
-    const cleared = await call({ apiKey: key.apiKey }, 'PATCH', `/api/v1/policies/${rule.id}`, { conditions: null, max_session_ttl: null, policy_effect: 'deny' });
-    expect(cleared.json().data).toMatchObject({ conditions: null, max_session_ttl: null, policy_effect: 'deny', policy_version: 3, modified_by: 'api_key:key policies:write' });
-    expect((await versions(tenant, rule.id)).map((v) => v.change_summary)).toEqual(['Changed conditions, max_session_ttl, policy_effect', 'No field values changed', 'Created']);
+    const cleared = await call({ apiKey: key.apiKey }, 'PATCH', `/api/v1/policies/${rule.id}`, {
+      conditions: null,
+      max_session_ttl: null,
+      policy_effect: 'deny',
+    });
+    expect(cleared.json().data).toMatchObject({
+      conditions: null,
+      max_session_ttl: null,
+      policy_effect: 'deny',
+      policy_version: 3,
+      modified_by: 'api_key:key policies:write',
+    });
+    expect((await versions(tenant, rule.id)).map((v) => v.change_summary)).toEqual([
+      'Changed conditions, max_session_ttl, policy_effect',
+      'No field values changed',
+      'Created',
+    ]);
   });
 
   it('gives concurrent updates distinct versions', async () => {
     const { tenant, rule } = await setup();
-    const results = await Promise.all([1, 2, 3, 4, 5].map((priority) => call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, { priority })));
+    const results = await Promise.all(
+      [1, 2, 3, 4, 5].map((priority) => call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, { priority })),
+    );
     expect(results.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200]);
     expect(results.map((r) => r.json().data.policy_version).sort()).toEqual([2, 3, 4, 5, 6]);
     const history = await versions(tenant, rule.id);
@@ -326,18 +456,29 @@ describe('GET /api/v1/policies/:id/versions', () => {
   it('pages through the records newest first', async () => {
     const { tenant, rule } = await setup();
     for (const priority of [1, 2, 3]) await call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, { priority });
-    const page = (await call(await sessionWithRole(t.app, tenant, 'viewer'), 'GET', `/api/v1/policies/${rule.id}/versions?limit=2&offset=1`)).json();
+    const page = (
+      await call(await sessionWithRole(t.app, tenant, 'viewer'), 'GET', `/api/v1/policies/${rule.id}/versions?limit=2&offset=1`)
+    ).json();
     expect(page.pagination).toEqual({ total: 4, limit: 2, offset: 1 });
-    expect(page.data.map((v: Json) => [v.version, v.priority])).toEqual([[3, 2], [2, 1]]);
-    expect((await call(tenant.runtimeKey, 'GET', `/api/v1/policies/${rule.id}/versions`)).json().pagination).toEqual({ total: 4, limit: 20, offset: 0 });
+    expect(page.data.map((v: Json) => [v.version, v.priority])).toEqual([
+      [3, 2],
+      [2, 1],
+    ]);
+    expect((await call(tenant.runtimeKey, 'GET', `/api/v1/policies/${rule.id}/versions`)).json().pagination).toEqual({
+      total: 4,
+      limit: 20,
+      offset: 0,
+    });
   });
 
   it('answers 404 across tenants, 400 for bad paging, and requires policies:read', async () => {
     const { tenant, rule } = await setup();
     const url = `/api/v1/policies/${rule.id}/versions`;
     const stranger = await signupTenant(t.app);
-    for (const id of [rule.id, randomUUID(), 'rule-1']) expectError(await call(stranger.admin, 'GET', `/api/v1/policies/${id}/versions`), 404, 'not_found');
-    for (const query of ['limit=0', 'limit=101', 'offset=-1']) expectError(await call(tenant.admin, 'GET', `${url}?${query}`), 400, 'validation_error');
+    for (const id of [rule.id, randomUUID(), 'rule-1'])
+      expectError(await call(stranger.admin, 'GET', `/api/v1/policies/${id}/versions`), 404, 'not_found');
+    for (const query of ['limit=0', 'limit=101', 'offset=-1'])
+      expectError(await call(tenant.admin, 'GET', `${url}?${query}`), 400, 'validation_error');
     expectError(await call(null, 'GET', url), 401, 'unauthorized');
     expectError(await call({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, 'GET', url), 403, 'forbidden');
   });

@@ -22,12 +22,25 @@ function canonical(value: unknown): string {
   return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`;
 }
 
-const HASHED = ['id', 'event_type', 'actor_type', 'actor_name', 'description', 'status', 'timestamp', 'policy_version', 'approval_request_id', 'metadata'];
+const HASHED = [
+  'id',
+  'event_type',
+  'actor_type',
+  'actor_name',
+  'description',
+  'status',
+  'timestamp',
+  'policy_version',
+  'approval_request_id',
+  'metadata',
+];
 
 function expectedHash(previous: string, traceId: string, event: Record<string, unknown>): string {
   const fields: Record<string, unknown> = { trace_id: traceId };
   for (const name of HASHED) fields[name] = event[name];
-  return `sha256:${createHash('sha256').update(`${previous}\n${canonical(fields)}`).digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(`${previous}\n${canonical(fields)}`)
+    .digest('hex')}`;
 }
 
 async function tracedTenant(effect = 'deny') {
@@ -74,7 +87,11 @@ describe('GET /api/v1/traces/:id', () => {
   it("answers 404 for another tenant's trace and for an unknown id", async () => {
     const { traceId } = await tracedTenant();
     const other = await signupTenant(t.app);
-    for (const url of [`/api/v1/traces/${traceId}`, `/api/v1/traces/${traceId}/verify`, '/api/v1/traces/00000000-0000-4000-8000-000000000000']) {
+    for (const url of [
+      `/api/v1/traces/${traceId}`,
+      `/api/v1/traces/${traceId}/verify`,
+      '/api/v1/traces/00000000-0000-4000-8000-000000000000',
+    ]) {
       const response = await get(other, url);
       expect(response.statusCode, url).toBe(404);
       expect(response.json().error).toBe('not_found');
@@ -88,7 +105,8 @@ describe('GET /api/v1/traces', () => {
     const first = await createAgent(t.app, tenant.admin, { name: 'first' });
     const second = await createAgent(t.app, tenant.admin, { name: 'second' });
     await createPolicy(t.app, tenant.admin, first.id, { policy_effect: 'approval_required' });
-    const evaluate = (agentId: string) => request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: action(agentId) });
+    const evaluate = (agentId: string) =>
+      request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: action(agentId) });
     const a = (await evaluate(first.id)).json();
     const b = (await evaluate(second.id)).json();
 

@@ -45,7 +45,11 @@ describe('users', () => {
 
   it('never removes or demotes the last admin', async () => {
     const tenant = await signupTenant(t.app);
-    const demote = await request(t.app, tenant.admin, { method: 'PATCH', url: `/api/v1/users/${tenant.userId}`, payload: { role: 'viewer' } });
+    const demote = await request(t.app, tenant.admin, {
+      method: 'PATCH',
+      url: `/api/v1/users/${tenant.userId}`,
+      payload: { role: 'viewer' },
+    });
     expect(demote.statusCode).toBe(409);
     const remove = await request(t.app, tenant.admin, { method: 'DELETE', url: `/api/v1/users/${tenant.userId}` });
     expect(remove.statusCode).toBe(409);

@@ -24,236 +24,300 @@ const DATABASES = {
 };
 
 describe.each(Object.entries(DATABASES))('dispatch on %s', (_name, database) => {
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({
-    jobs: true,
-    env: {
-      NODE_ENV: 'development',
-      ...(await database()),
-      WEBHOOK_RETRY_DELAYS_MS: RETRY_DELAYS_MS.join(','),
-      WEBHOOK_TIMEOUT_MS: '400',
-      OUTBOX_POLL_MS: '50',
-      OUTBOX_LEASE_MS: '3000',
-      AUDIT_BATCH_INTERVAL_MS: '500',
-    },
-  });
-});
-afterAll(() => t.close());
-
-const receivers: Receiver[] = [];
-afterAll(() => Promise.all(receivers.map((r) => r.close())));
-async function receiver(...answers: Parameters<typeof startReceiver>) {
-  const started = await startReceiver(...answers);
-  receivers.push(started);
-  return started;
-}
-
-const get = (tenant: Tenant, url: string) => request(t.app, tenant.admin, { method: 'GET', url });
-const post = (tenant: Tenant, url: string, payload?: object) => request(t.app, tenant.admin, { method: 'POST', url, ...(payload ? { payload } : {}) });
-
-/** A tenant with an endpoint at `url` for `events`, and an agent whose fixture action takes `effect`. */
-async function subscribed(url: string, events: string[], effect = 'approval_required') {
-  const tenant = await signupTenant(t.app);
-  const created = await post(tenant, '/api/v1/webhooks', { url, events });
-  expect(created.statusCode, created.body).toBe(201);
-  const endpoint = created.json().data as { id: string; secret: string };
-  const agent = await createAgent(t.app, tenant.admin);
-  await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: effect, rationale: 'A human looks at repository writes.' });
-  return { tenant, agent, endpoint };
-}
-
-/** The `n`-th envelope of `event` the receiver got, once it has arrived. */
-const arrival = (hook: Receiver, event: string, n = 1) =>
-  eventually(async () => hook.envelopes().filter((envelope) => envelope.event === event)[n - 1], 10_000, `${event} #${n}`);
-
-const evaluate = async (tenant: Tenant, agentId: string) => {
-  const response = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: action(agentId) });
-  expect(response.statusCode, response.body).toBe(200);
-  return response.json() as { decision: string; trace_id: string; approval_request_id: string | null };
-};
-
-const deliveries = async (tenant: Tenant, endpointId: string) => (await get(tenant, `/api/v1/webhooks/${endpointId}/deliveries`)).json().data as Record<string, unknown>[];
-const outboxOf = (tenantId: string) => t.runtime.database.db.select().from(outbox).where(eq(outbox.tenantId, tenantId));
-
-describe('webhook deliveries', () => {
-  it('delivers approval.requested, signed per the spec and Standard Webhooks, and records it', async () => {
-    const hook = await receiver(200);
-    const { tenant, agent, endpoint } = await subscribed(hook.url, ['approval.requested']);
-    const evaluated = await evaluate(tenant, agent.id);
-
-    const [arrived] = await hook.waitFor(1);
-    const envelope = JSON.parse(arrived!.body);
-    const approval = (await get(tenant, `/api/v1/approvals/${evaluated.approval_request_id}`)).json().data;
-    const { agent: _agent, trace: _trace, ...listed } = approval;
-    expect(envelope).toEqual({ id: expect.any(String), event: 'approval.requested', timestamp: expect.any(String), tenant_id: tenant.tenantId, data: { approval: listed } });
-    expect(Object.keys(envelope)).toEqual(['id', 'event', 'timestamp', 'tenant_id', 'data']);
-
-    const [delivery] = await eventually(async () => {
-      const rows = await deliveries(tenant, endpoint.id);
-      return rows[0]?.status === 'delivered' && rows;
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({
+      jobs: true,
+      env: {
+        NODE_ENV: 'development',
+        ...(await database()),
+        WEBHOOK_RETRY_DELAYS_MS: RETRY_DELAYS_MS.join(','),
+        WEBHOOK_TIMEOUT_MS: '400',
+        OUTBOX_POLL_MS: '50',
+        OUTBOX_LEASE_MS: '3000',
+        AUDIT_BATCH_INTERVAL_MS: '500',
+      },
     });
-    expect(delivery).toEqual({
-      id: arrived!.headers['x-webhook-id'],
-      event_type: 'approval.requested',
-      status: 'delivered',
-      http_status: 200,
-      attempts: 1,
-      created_at: expect.any(String),
-      delivered_at: expect.any(String),
-      next_retry_at: null,
-    });
-    expect(arrived!.headers['content-type']).toBe('application/json');
-    expect(Date.parse(arrived!.headers['x-webhook-timestamp'] as string)).toBeGreaterThan(Date.now() - 60_000);
-    expect(await verify(endpoint.secret, arrived!.body, arrived!.headers['x-webhook-signature'] as string)).toBe(true);
-    const standard = new Webhook(Buffer.from(endpoint.secret).toString('base64'));
-    expect(standard.verify(arrived!.body, arrived!.headers as Record<string, string>)).toEqual(envelope);
-    expect(arrived!.headers['webhook-id']).toBe(delivery!.id);
-
-    // Done effects leave the outbox; the approval's expiry, a day away, waits there.
-    const left = await eventually(async () => {
-      const rows = await outboxOf(tenant.tenantId);
-      return rows.length === 1 && rows;
-    }, 5_000, 'outbox drained');
-    expect(left.map((row) => row.kind)).toEqual(['approval_expiry']);
   });
+  afterAll(() => t.close());
 
-  it('retries a receiver that always fails: exactly 5 attempts with one delivery id, then failed', async () => {
-    const hook = await receiver(500);
-    const { tenant, agent, endpoint } = await subscribed(hook.url, ['approval.requested']);
-    await evaluate(tenant, agent.id);
+  const receivers: Receiver[] = [];
+  afterAll(() => Promise.all(receivers.map((r) => r.close())));
+  async function receiver(...answers: Parameters<typeof startReceiver>) {
+    const started = await startReceiver(...answers);
+    receivers.push(started);
+    return started;
+  }
 
-    const attempts = await hook.waitFor(5);
-    const [delivery] = await eventually(async () => {
-      const rows = await deliveries(tenant, endpoint.id);
-      return rows[0]?.status === 'failed' && rows;
-    });
-    expect(delivery).toMatchObject({ status: 'failed', http_status: 500, attempts: 5, delivered_at: null, next_retry_at: null });
-    expect(new Set(attempts.map((a) => a.headers['x-webhook-id']))).toEqual(new Set([delivery!.id]));
-    expect(new Set(attempts.map((a) => JSON.parse(a.body).id)).size).toBe(1);
-    // The configured delays separate the attempts.
-    for (let i = 1; i < attempts.length; i += 1) expect(attempts[i]!.at - attempts[i - 1]!.at).toBeGreaterThanOrEqual(RETRY_DELAYS_MS[i - 1]! - 20);
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(hook.received).toHaveLength(5);
-  });
+  const get = (tenant: Tenant, url: string) => request(t.app, tenant.admin, { method: 'GET', url });
+  const post = (tenant: Tenant, url: string, payload?: object) =>
+    request(t.app, tenant.admin, { method: 'POST', url, ...(payload ? { payload } : {}) });
 
-  it('delivers on the second attempt after one failure, showing retrying in between', async () => {
-    const hook = await receiver(['never', 200]);
-    const { tenant, agent, endpoint } = await subscribed(hook.url, ['approval.requested']);
-    await evaluate(tenant, agent.id);
-
-    await hook.waitFor(1);
-    const retrying = await eventually(async () => (await deliveries(tenant, endpoint.id)).find((d) => d.status === 'retrying'));
-    expect(retrying).toMatchObject({ attempts: 1, http_status: null, next_retry_at: expect.any(String) });
-
-    const attempts = await hook.waitFor(2);
-    expect(attempts[1]!.headers['x-webhook-id']).toBe(attempts[0]!.headers['x-webhook-id']);
-    const [delivered] = await eventually(async () => {
-      const rows = await deliveries(tenant, endpoint.id);
-      return rows[0]?.status === 'delivered' && rows;
-    });
-    expect(delivered).toMatchObject({ attempts: 2, http_status: 200, next_retry_at: null });
-  });
-
-  it('sends nothing to an inactive endpoint, and drops effects nobody subscribed to', async () => {
-    const hook = await receiver(200);
-    const { tenant, agent, endpoint } = await subscribed(hook.url, ['approval.requested']);
-    await request(t.app, tenant.admin, { method: 'PATCH', url: `/api/v1/webhooks/${endpoint.id}`, payload: { is_active: false } });
-    await evaluate(tenant, agent.id);
-
-    // Only the approval's expiry, a day away, stays in the outbox.
-    const left = await eventually(async () => {
-      const rows = await outboxOf(tenant.tenantId);
-      return rows.length === 1 && rows;
-    }, 5_000, 'unwanted effects dropped');
-    expect(left.map((row) => row.kind)).toEqual(['approval_expiry']);
-    expect(hook.received).toHaveLength(0);
-    expect(await t.runtime.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpoint.id))).toEqual([]);
-  });
-});
-
-describe('every event type reaches its subscribers', () => {
-  it('sends approval, trace, agent and policy events with their CONTRACT data', async () => {
-    const hook = await receiver(200);
-    const events = ['approval.approved', 'approval.denied', 'trace.completed', 'agent.suspended', 'agent.revoked', 'policy.updated'];
-    const { tenant, agent } = await subscribed(hook.url, events, 'allow');
-
-    const setup = await arrival(hook, 'policy.updated');
-    expect(setup).toMatchObject({ data: { change: 'created', policy: { agent_id: agent.id, policy_effect: 'allow', policy_version: 1 } } });
-
-    const allowed = await evaluate(tenant, agent.id);
-    expect((await post(tenant, `/api/v1/traces/${allowed.trace_id}/outcome`, { status: 'success' })).statusCode).toBe(204);
-    expect(await arrival(hook, 'trace.completed')).toMatchObject({
-      data: { trace: { id: allowed.trace_id, agent_id: agent.id, agent_name: agent.name, operation: 'write', final_outcome: 'executed' } },
-    });
-
-    const policy = await createPolicy(t.app, tenant.admin, agent.id, { priority: 50, policy_effect: 'approval_required', rationale: 'Now a human looks at writes.' });
-    expect(await arrival(hook, 'policy.updated', 2)).toMatchObject({ data: { change: 'created', policy: { id: policy.id, policy_version: 1 } } });
-    await request(t.app, tenant.admin, { method: 'PATCH', url: `/api/v1/policies/${policy.id}`, payload: { priority: 60 } });
-    expect(await arrival(hook, 'policy.updated', 3)).toMatchObject({ data: { change: 'updated', policy: { id: policy.id, policy_version: 2, priority: 60 } } });
-    await request(t.app, tenant.admin, { method: 'DELETE', url: `/api/v1/policies/${policy.id}` });
-    expect(await arrival(hook, 'policy.updated', 4)).toMatchObject({ data: { change: 'deleted', policy: { id: policy.id, is_active: false } } });
-
-    await createPolicy(t.app, tenant.admin, agent.id, { priority: 50, policy_effect: 'approval_required', rationale: 'Again a human looks at writes.' });
-    const first = await evaluate(tenant, agent.id);
-    const second = await evaluate(tenant, agent.id);
-    await post(tenant, `/api/v1/approvals/${first.approval_request_id}/approve`, { approver_name: 'Rita Reviewer' });
-    await post(tenant, `/api/v1/approvals/${second.approval_request_id}/deny`, { approver_name: 'Rita Reviewer' });
-    expect(await arrival(hook, 'approval.approved')).toMatchObject({ data: { approval: { id: first.approval_request_id, status: 'approved', approver_name: 'Rita Reviewer' } } });
-    expect(await arrival(hook, 'approval.denied')).toMatchObject({ data: { approval: { id: second.approval_request_id, status: 'denied' } } });
-
-    await post(tenant, `/api/v1/agents/${agent.id}/suspend`);
-    expect(await arrival(hook, 'agent.suspended')).toMatchObject({ data: { agent: { id: agent.id, lifecycle_state: 'suspended' } } });
-    await post(tenant, `/api/v1/agents/${agent.id}/revoke`);
-    expect(await arrival(hook, 'agent.revoked')).toMatchObject({ data: { agent: { id: agent.id, lifecycle_state: 'revoked' } } });
-
-    expect(hook.envelopes().map((envelope) => envelope.event).sort()).toEqual(
-      ['agent.revoked', 'agent.suspended', 'approval.approved', 'approval.denied', 'policy.updated', 'policy.updated', 'policy.updated', 'policy.updated', 'policy.updated', 'trace.completed'].sort(),
-    );
-    for (const envelope of hook.envelopes()) expect(envelope.tenant_id).toBe(tenant.tenantId);
-  });
-
-  it('expires an approval at its expires_at and sends approval.expired', async () => {
-    const hook = await receiver(200);
+  /** A tenant with an endpoint at `url` for `events`, and an agent whose fixture action takes `effect`. */
+  async function subscribed(url: string, events: string[], effect = 'approval_required') {
     const tenant = await signupTenant(t.app);
+    const created = await post(tenant, '/api/v1/webhooks', { url, events });
+    expect(created.statusCode, created.body).toBe(201);
+    const endpoint = created.json().data as { id: string; secret: string };
     const agent = await createAgent(t.app, tenant.admin);
-    await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'approval_required', max_session_ttl: 1 });
-    await post(tenant, '/api/v1/webhooks', { url: hook.url, events: ['approval.expired'] });
-    const evaluated = await evaluate(tenant, agent.id);
+    await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: effect, rationale: 'A human looks at repository writes.' });
+    return { tenant, agent, endpoint };
+  }
 
-    // Nobody reads the request: the scheduled expiry alone moves it.
-    await hook.waitFor(1, 10_000);
-    expect(hook.envelopes()[0]).toMatchObject({ event: 'approval.expired', data: { approval: { id: evaluated.approval_request_id, status: 'expired' } } });
-    expect((await get(tenant, '/api/v1/approvals/count?status=expired')).json()).toEqual({ count: 1 });
-    expect((await get(tenant, `/api/v1/traces/${evaluated.trace_id}`)).json().final_outcome).toBe('expired');
+  /** The `n`-th envelope of `event` the receiver got, once it has arrived. */
+  const arrival = (hook: Receiver, event: string, n = 1) =>
+    eventually(async () => hook.envelopes().filter((envelope) => envelope.event === event)[n - 1], 10_000, `${event} #${n}`);
+
+  const evaluate = async (tenant: Tenant, agentId: string) => {
+    const response = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: action(agentId) });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json() as { decision: string; trace_id: string; approval_request_id: string | null };
+  };
+
+  const deliveries = async (tenant: Tenant, endpointId: string) =>
+    (await get(tenant, `/api/v1/webhooks/${endpointId}/deliveries`)).json().data as Record<string, unknown>[];
+  const outboxOf = (tenantId: string) => t.runtime.database.db.select().from(outbox).where(eq(outbox.tenantId, tenantId));
+
+  describe('webhook deliveries', () => {
+    it('delivers approval.requested, signed per the spec and Standard Webhooks, and records it', async () => {
+      const hook = await receiver(200);
+      const { tenant, agent, endpoint } = await subscribed(hook.url, ['approval.requested']);
+      const evaluated = await evaluate(tenant, agent.id);
+
+      const [arrived] = await hook.waitFor(1);
+      const envelope = JSON.parse(arrived!.body);
+      const approval = (await get(tenant, `/api/v1/approvals/${evaluated.approval_request_id}`)).json().data;
+      const { agent: _agent, trace: _trace, ...listed } = approval;
+      expect(envelope).toEqual({
+        id: expect.any(String),
+        event: 'approval.requested',
+        timestamp: expect.any(String),
+        tenant_id: tenant.tenantId,
+        data: { approval: listed },
+      });
+      expect(Object.keys(envelope)).toEqual(['id', 'event', 'timestamp', 'tenant_id', 'data']);
+
+      const [delivery] = await eventually(async () => {
+        const rows = await deliveries(tenant, endpoint.id);
+        return rows[0]?.status === 'delivered' && rows;
+      });
+      expect(delivery).toEqual({
+        id: arrived!.headers['x-webhook-id'],
+        event_type: 'approval.requested',
+        status: 'delivered',
+        http_status: 200,
+        attempts: 1,
+        created_at: expect.any(String),
+        delivered_at: expect.any(String),
+        next_retry_at: null,
+      });
+      expect(arrived!.headers['content-type']).toBe('application/json');
+      expect(Date.parse(arrived!.headers['x-webhook-timestamp'] as string)).toBeGreaterThan(Date.now() - 60_000);
+      expect(await verify(endpoint.secret, arrived!.body, arrived!.headers['x-webhook-signature'] as string)).toBe(true);
+      const standard = new Webhook(Buffer.from(endpoint.secret).toString('base64'));
+      expect(standard.verify(arrived!.body, arrived!.headers as Record<string, string>)).toEqual(envelope);
+      expect(arrived!.headers['webhook-id']).toBe(delivery!.id);
+
+      // Done effects leave the outbox; the approval's expiry, a day away, waits there.
+      const left = await eventually(
+        async () => {
+          const rows = await outboxOf(tenant.tenantId);
+          return rows.length === 1 && rows;
+        },
+        5_000,
+        'outbox drained',
+      );
+      expect(left.map((row) => row.kind)).toEqual(['approval_expiry']);
+    });
+
+    it('retries a receiver that always fails: exactly 5 attempts with one delivery id, then failed', async () => {
+      const hook = await receiver(500);
+      const { tenant, agent, endpoint } = await subscribed(hook.url, ['approval.requested']);
+      await evaluate(tenant, agent.id);
+
+      const attempts = await hook.waitFor(5);
+      const [delivery] = await eventually(async () => {
+        const rows = await deliveries(tenant, endpoint.id);
+        return rows[0]?.status === 'failed' && rows;
+      });
+      expect(delivery).toMatchObject({ status: 'failed', http_status: 500, attempts: 5, delivered_at: null, next_retry_at: null });
+      expect(new Set(attempts.map((a) => a.headers['x-webhook-id']))).toEqual(new Set([delivery!.id]));
+      expect(new Set(attempts.map((a) => JSON.parse(a.body).id)).size).toBe(1);
+      // The configured delays separate the attempts.
+      for (let i = 1; i < attempts.length; i += 1)
+        expect(attempts[i]!.at - attempts[i - 1]!.at).toBeGreaterThanOrEqual(RETRY_DELAYS_MS[i - 1]! - 20);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(hook.received).toHaveLength(5);
+    });
+
+    it('delivers on the second attempt after one failure, showing retrying in between', async () => {
+      const hook = await receiver(['never', 200]);
+      const { tenant, agent, endpoint } = await subscribed(hook.url, ['approval.requested']);
+      await evaluate(tenant, agent.id);
+
+      await hook.waitFor(1);
+      const retrying = await eventually(async () => (await deliveries(tenant, endpoint.id)).find((d) => d.status === 'retrying'));
+      expect(retrying).toMatchObject({ attempts: 1, http_status: null, next_retry_at: expect.any(String) });
+
+      const attempts = await hook.waitFor(2);
+      expect(attempts[1]!.headers['x-webhook-id']).toBe(attempts[0]!.headers['x-webhook-id']);
+      const [delivered] = await eventually(async () => {
+        const rows = await deliveries(tenant, endpoint.id);
+        return rows[0]?.status === 'delivered' && rows;
+      });
+      expect(delivered).toMatchObject({ attempts: 2, http_status: 200, next_retry_at: null });
+    });
+
+    it('sends nothing to an inactive endpoint, and drops effects nobody subscribed to', async () => {
+      const hook = await receiver(200);
+      const { tenant, agent, endpoint } = await subscribed(hook.url, ['approval.requested']);
+      await request(t.app, tenant.admin, { method: 'PATCH', url: `/api/v1/webhooks/${endpoint.id}`, payload: { is_active: false } });
+      await evaluate(tenant, agent.id);
+
+      // Only the approval's expiry, a day away, stays in the outbox.
+      const left = await eventually(
+        async () => {
+          const rows = await outboxOf(tenant.tenantId);
+          return rows.length === 1 && rows;
+        },
+        5_000,
+        'unwanted effects dropped',
+      );
+      expect(left.map((row) => row.kind)).toEqual(['approval_expiry']);
+      expect(hook.received).toHaveLength(0);
+      expect(await t.runtime.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpoint.id))).toEqual([]);
+    });
   });
 
-  it('sends audit.event for every audit event recorded, with the audit export row as data', async () => {
-    const hook = await receiver(200);
-    const { tenant, agent } = await subscribed(hook.url, ['audit.event'], 'deny');
-    const denied = await evaluate(tenant, agent.id);
+  describe('every event type reaches its subscribers', () => {
+    it('sends approval, trace, agent and policy events with their CONTRACT data', async () => {
+      const hook = await receiver(200);
+      const events = ['approval.approved', 'approval.denied', 'trace.completed', 'agent.suspended', 'agent.revoked', 'policy.updated'];
+      const { tenant, agent } = await subscribed(hook.url, events, 'allow');
 
-    await hook.waitFor(5);
-    const exported = (await get(tenant, `/api/v1/audit/export?from=2000-01-01&to=2100-01-01`)).json() as Record<string, unknown>[];
-    const sent = hook.envelopes().map((envelope) => envelope.data.event as Record<string, unknown>);
-    expect(sent.sort((a, b) => String(a.event_id).localeCompare(String(b.event_id)))).toEqual(exported.sort((a, b) => String(a.event_id).localeCompare(String(b.event_id))));
-    expect(exported.map((row) => row.trace_id)).toEqual(Array(5).fill(denied.trace_id));
-    expect(new Set(hook.envelopes().map((envelope) => envelope.event))).toEqual(new Set(['audit.event']));
+      const setup = await arrival(hook, 'policy.updated');
+      expect(setup).toMatchObject({
+        data: { change: 'created', policy: { agent_id: agent.id, policy_effect: 'allow', policy_version: 1 } },
+      });
+
+      const allowed = await evaluate(tenant, agent.id);
+      expect((await post(tenant, `/api/v1/traces/${allowed.trace_id}/outcome`, { status: 'success' })).statusCode).toBe(204);
+      expect(await arrival(hook, 'trace.completed')).toMatchObject({
+        data: {
+          trace: { id: allowed.trace_id, agent_id: agent.id, agent_name: agent.name, operation: 'write', final_outcome: 'executed' },
+        },
+      });
+
+      const policy = await createPolicy(t.app, tenant.admin, agent.id, {
+        priority: 50,
+        policy_effect: 'approval_required',
+        rationale: 'Now a human looks at writes.',
+      });
+      expect(await arrival(hook, 'policy.updated', 2)).toMatchObject({
+        data: { change: 'created', policy: { id: policy.id, policy_version: 1 } },
+      });
+      await request(t.app, tenant.admin, { method: 'PATCH', url: `/api/v1/policies/${policy.id}`, payload: { priority: 60 } });
+      expect(await arrival(hook, 'policy.updated', 3)).toMatchObject({
+        data: { change: 'updated', policy: { id: policy.id, policy_version: 2, priority: 60 } },
+      });
+      await request(t.app, tenant.admin, { method: 'DELETE', url: `/api/v1/policies/${policy.id}` });
+      expect(await arrival(hook, 'policy.updated', 4)).toMatchObject({
+        data: { change: 'deleted', policy: { id: policy.id, is_active: false } },
+      });
+
+      await createPolicy(t.app, tenant.admin, agent.id, {
+        priority: 50,
+        policy_effect: 'approval_required',
+        rationale: 'Again a human looks at writes.',
+      });
+      const first = await evaluate(tenant, agent.id);
+      const second = await evaluate(tenant, agent.id);
+      await post(tenant, `/api/v1/approvals/${first.approval_request_id}/approve`, { approver_name: 'Rita Reviewer' });
+      await post(tenant, `/api/v1/approvals/${second.approval_request_id}/deny`, { approver_name: 'Rita Reviewer' });
+      expect(await arrival(hook, 'approval.approved')).toMatchObject({
+        data: { approval: { id: first.approval_request_id, status: 'approved', approver_name: 'Rita Reviewer' } },
+      });
+      expect(await arrival(hook, 'approval.denied')).toMatchObject({
+        data: { approval: { id: second.approval_request_id, status: 'denied' } },
+      });
+
+      await post(tenant, `/api/v1/agents/${agent.id}/suspend`);
+      expect(await arrival(hook, 'agent.suspended')).toMatchObject({ data: { agent: { id: agent.id, lifecycle_state: 'suspended' } } });
+      await post(tenant, `/api/v1/agents/${agent.id}/revoke`);
+      expect(await arrival(hook, 'agent.revoked')).toMatchObject({ data: { agent: { id: agent.id, lifecycle_state: 'revoked' } } });
+
+      expect(
+        hook
+          .envelopes()
+          .map((envelope) => envelope.event)
+          .sort(),
+      ).toEqual(
+        [
+          'agent.revoked',
+          'agent.suspended',
+          'approval.approved',
+          'approval.denied',
+          'policy.updated',
+          'policy.updated',
+          'policy.updated',
+          'policy.updated',
+          'policy.updated',
+          'trace.completed',
+        ].sort(),
+      );
+      for (const envelope of hook.envelopes()) expect(envelope.tenant_id).toBe(tenant.tenantId);
+    });
+
+    it('expires an approval at its expires_at and sends approval.expired', async () => {
+      const hook = await receiver(200);
+      const tenant = await signupTenant(t.app);
+      const agent = await createAgent(t.app, tenant.admin);
+      await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'approval_required', max_session_ttl: 1 });
+      await post(tenant, '/api/v1/webhooks', { url: hook.url, events: ['approval.expired'] });
+      const evaluated = await evaluate(tenant, agent.id);
+
+      // Nobody reads the request: the scheduled expiry alone moves it.
+      await hook.waitFor(1, 10_000);
+      expect(hook.envelopes()[0]).toMatchObject({
+        event: 'approval.expired',
+        data: { approval: { id: evaluated.approval_request_id, status: 'expired' } },
+      });
+      expect((await get(tenant, '/api/v1/approvals/count?status=expired')).json()).toEqual({ count: 1 });
+      expect((await get(tenant, `/api/v1/traces/${evaluated.trace_id}`)).json().final_outcome).toBe('expired');
+    });
+
+    it('sends audit.event for every audit event recorded, with the audit export row as data', async () => {
+      const hook = await receiver(200);
+      const { tenant, agent } = await subscribed(hook.url, ['audit.event'], 'deny');
+      const denied = await evaluate(tenant, agent.id);
+
+      await hook.waitFor(5);
+      const exported = (await get(tenant, `/api/v1/audit/export?from=2000-01-01&to=2100-01-01`)).json() as Record<string, unknown>[];
+      const sent = hook.envelopes().map((envelope) => envelope.data.event as Record<string, unknown>);
+      expect(sent.sort((a, b) => String(a.event_id).localeCompare(String(b.event_id)))).toEqual(
+        exported.sort((a, b) => String(a.event_id).localeCompare(String(b.event_id))),
+      );
+      expect(exported.map((row) => row.trace_id)).toEqual(Array(5).fill(denied.trace_id));
+      expect(new Set(hook.envelopes().map((envelope) => envelope.event))).toEqual(new Set(['audit.event']));
+    });
+
+    it('announces audit.batch with the number of events recorded since the last batch', async () => {
+      const hook = await receiver(200);
+      const { tenant, agent } = await subscribed(hook.url, ['audit.batch'], 'deny');
+      await evaluate(tenant, agent.id);
+      await evaluate(tenant, agent.id);
+
+      await hook.waitFor(1, 10_000);
+      const [batch] = hook.envelopes();
+      expect(batch).toMatchObject({
+        event: 'audit.batch',
+        tenant_id: tenant.tenantId,
+        data: { from: expect.any(String), to: expect.any(String), event_count: 10 },
+      });
+      expect(Date.parse(batch!.data.from as string)).toBeLessThan(Date.parse(batch!.data.to as string));
+      // Nothing new: no further batch.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(hook.received).toHaveLength(1);
+    });
   });
-
-  it('announces audit.batch with the number of events recorded since the last batch', async () => {
-    const hook = await receiver(200);
-    const { tenant, agent } = await subscribed(hook.url, ['audit.batch'], 'deny');
-    await evaluate(tenant, agent.id);
-    await evaluate(tenant, agent.id);
-
-    await hook.waitFor(1, 10_000);
-    const [batch] = hook.envelopes();
-    expect(batch).toMatchObject({ event: 'audit.batch', tenant_id: tenant.tenantId, data: { from: expect.any(String), to: expect.any(String), event_count: 10 } });
-    expect(Date.parse(batch!.data.from as string)).toBeLessThan(Date.parse(batch!.data.to as string));
-    // Nothing new: no further batch.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(hook.received).toHaveLength(1);
-  });
-});
 });

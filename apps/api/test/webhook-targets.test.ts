@@ -31,7 +31,8 @@ const create = (app: App, credential: Credential, url: string) =>
   request(app, credential, { method: 'POST', url: '/api/v1/webhooks', payload: { url, events: ['approval.requested'] } });
 const patch = (app: App, credential: Credential, id: string, url: string) =>
   request(app, credential, { method: 'PATCH', url: `/api/v1/webhooks/${id}`, payload: { url } });
-const sendTest = (app: App, credential: Credential, id: string) => request(app, credential, { method: 'POST', url: `/api/v1/webhooks/${id}/test` });
+const sendTest = (app: App, credential: Credential, id: string) =>
+  request(app, credential, { method: 'POST', url: `/api/v1/webhooks/${id}/test` });
 
 async function createdId(app: App, credential: Credential, url: string): Promise<string> {
   const response = await create(app, credential, url);
@@ -125,14 +126,17 @@ describe('webhook targets in development', () => {
     expect(patched.json().data.url).toBe(url);
   });
 
-  it.each(['http://10.0.0.1/x', 'http://example.com/x'])('refuses plain http off the local host at create and at PATCH: %s', async (url) => {
-    const other = await signupTenant(dev.app);
-    const id = await createdId(dev.app, other.admin, PUBLIC_URL);
-    expectUrlRefused(await create(dev.app, other.admin, url), DEV_HTTP_REFUSAL);
-    expectUrlRefused(await patch(dev.app, other.admin, id, url), DEV_HTTP_REFUSAL);
-    const list = await request(dev.app, other.admin, { method: 'GET', url: '/api/v1/webhooks' });
-    expect(list.json().data.map((e: { id: string; url: string }) => [e.id, e.url])).toEqual([[id, PUBLIC_URL]]);
-  });
+  it.each(['http://10.0.0.1/x', 'http://example.com/x'])(
+    'refuses plain http off the local host at create and at PATCH: %s',
+    async (url) => {
+      const other = await signupTenant(dev.app);
+      const id = await createdId(dev.app, other.admin, PUBLIC_URL);
+      expectUrlRefused(await create(dev.app, other.admin, url), DEV_HTTP_REFUSAL);
+      expectUrlRefused(await patch(dev.app, other.admin, id, url), DEV_HTTP_REFUSAL);
+      const list = await request(dev.app, other.admin, { method: 'GET', url: '/api/v1/webhooks' });
+      expect(list.json().data.map((e: { id: string; url: string }) => [e.id, e.url])).toEqual([[id, PUBLIC_URL]]);
+    },
+  );
 });
 
 async function listen(server: Server | ReturnType<typeof createTcpServer>): Promise<number> {
@@ -185,7 +189,12 @@ describe('POST /api/v1/webhooks/:id/test checks the target before connecting', (
 
       // Control: development does connect to the same stored URL (and the TLS handshake fails).
       const attempted = await sendTest(dev.app, tenant.admin, id);
-      expect(attempted.json()).toEqual({ delivered: false, http_status: null, response_time_ms: expect.any(Number), error: expect.stringMatching(/^connection failed/) });
+      expect(attempted.json()).toEqual({
+        delivered: false,
+        http_status: null,
+        response_time_ms: expect.any(Number),
+        error: expect.stringMatching(/^connection failed/),
+      });
       expect(connections).toBe(1);
     } finally {
       await shut(listener);

@@ -18,17 +18,36 @@ const HOOK_URL = 'https://hooks.example.com/agov';
 const ENDPOINT_FIELDS = ['created_at', 'description', 'events', 'id', 'is_active', 'url'];
 
 async function createEndpoint(app: TestApp['app'], credential: Credential, payload: Record<string, unknown> = {}) {
-  const response = await request(app, credential, { method: 'POST', url: '/api/v1/webhooks', payload: { url: HOOK_URL, events: ['approval.requested'], ...payload } });
+  const response = await request(app, credential, {
+    method: 'POST',
+    url: '/api/v1/webhooks',
+    payload: { url: HOOK_URL, events: ['approval.requested'], ...payload },
+  });
   expect(response.statusCode, response.body).toBe(201);
   return response.json().data as { id: string; secret: string; url: string } & Record<string, unknown>;
 }
 
-const deliveriesOf = (endpointId: string) => t.runtime.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId));
+const deliveriesOf = (endpointId: string) =>
+  t.runtime.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId));
 
-async function insertDelivery(tenantId: string, endpointId: string, createdAt: Date, status: 'pending' | 'delivered' | 'retrying' | 'failed') {
+async function insertDelivery(
+  tenantId: string,
+  endpointId: string,
+  createdAt: Date,
+  status: 'pending' | 'delivered' | 'retrying' | 'failed',
+) {
   const [row] = await t.runtime.database.db
     .insert(webhookDeliveries)
-    .values({ tenantId, endpointId, eventId: randomUUID(), eventType: 'approval.requested', payload: {}, status, createdAt, attempts: status === 'pending' ? 0 : 1 })
+    .values({
+      tenantId,
+      endpointId,
+      eventId: randomUUID(),
+      eventType: 'approval.requested',
+      payload: {},
+      status,
+      createdAt,
+      attempts: status === 'pending' ? 0 : 1,
+    })
     .returning();
   return row!;
 }
@@ -87,8 +106,16 @@ describe('webhook endpoints', () => {
     expect(stored!.updatedAt.getTime() - Date.parse(created.created_at as string)).toBeGreaterThanOrEqual(5_000);
     expect(stored!.secret).toBe(secret);
 
-    const url = await request(t.app, tenant.admin, { method: 'PATCH', url: `/api/v1/webhooks/${created.id}`, payload: { url: 'https://other.example.com/in' } });
-    expect(url.json().data).toMatchObject({ url: 'https://other.example.com/in', is_active: false, events: ['agent.suspended', 'agent.revoked'] });
+    const url = await request(t.app, tenant.admin, {
+      method: 'PATCH',
+      url: `/api/v1/webhooks/${created.id}`,
+      payload: { url: 'https://other.example.com/in' },
+    });
+    expect(url.json().data).toMatchObject({
+      url: 'https://other.example.com/in',
+      is_active: false,
+      events: ['agent.suspended', 'agent.revoked'],
+    });
   });
 
   it.each([
@@ -175,11 +202,18 @@ describe('GET /api/v1/webhooks/:id/deliveries', () => {
     const base = Date.parse('2026-05-01T10:00:00.000Z');
     const statuses = ['delivered', 'failed', 'retrying', 'delivered', 'pending'] as const;
     const rows = [];
-    for (const [i, status] of statuses.entries()) rows.push(await insertDelivery(tenant.tenantId, created.id, new Date(base + i * 1000), status));
+    for (const [i, status] of statuses.entries())
+      rows.push(await insertDelivery(tenant.tenantId, created.id, new Date(base + i * 1000), status));
     const retryAt = new Date(base + 60_000);
     const deliveredAt = new Date(base + 500);
-    await t.runtime.database.db.update(webhookDeliveries).set({ httpStatus: 200, deliveredAt }).where(eq(webhookDeliveries.id, rows[0]!.id));
-    await t.runtime.database.db.update(webhookDeliveries).set({ httpStatus: 503, nextRetryAt: retryAt, attempts: 2 }).where(eq(webhookDeliveries.id, rows[2]!.id));
+    await t.runtime.database.db
+      .update(webhookDeliveries)
+      .set({ httpStatus: 200, deliveredAt })
+      .where(eq(webhookDeliveries.id, rows[0]!.id));
+    await t.runtime.database.db
+      .update(webhookDeliveries)
+      .set({ httpStatus: 503, nextRetryAt: retryAt, attempts: 2 })
+      .where(eq(webhookDeliveries.id, rows[2]!.id));
     const list = (query = '') => request(t.app, tenant.admin, { method: 'GET', url: `/api/v1/webhooks/${created.id}/deliveries${query}` });
 
     const all = await list();
@@ -196,7 +230,12 @@ describe('GET /api/v1/webhooks/:id/deliveries', () => {
       delivered_at: null,
       next_retry_at: retryAt.toISOString(),
     });
-    expect(all.json().data[4]).toMatchObject({ status: 'delivered', http_status: 200, delivered_at: deliveredAt.toISOString(), next_retry_at: null });
+    expect(all.json().data[4]).toMatchObject({
+      status: 'delivered',
+      http_status: 200,
+      delivered_at: deliveredAt.toISOString(),
+      next_retry_at: null,
+    });
 
     const delivered = await list('?status=delivered');
     expect(delivered.json().data.map((d: { id: string }) => d.id)).toEqual([rows[3]!.id, rows[0]!.id]);
@@ -223,7 +262,8 @@ describe('POST /api/v1/webhooks/:id/test', () => {
   });
   afterAll(() => dev.close());
 
-  const sendTest = (app: TestApp['app'], credential: Credential, id: string) => request(app, credential, { method: 'POST', url: `/api/v1/webhooks/${id}/test` });
+  const sendTest = (app: TestApp['app'], credential: Credential, id: string) =>
+    request(app, credential, { method: 'POST', url: `/api/v1/webhooks/${id}/test` });
 
   it('sends a signed test envelope, even to an inactive endpoint, and records no delivery', async () => {
     const receiver = await startReceiver(200);
@@ -264,7 +304,12 @@ describe('POST /api/v1/webhooks/:id/test', () => {
       const created = await createEndpoint(dev.app, tenant.admin, { url: receiver.url });
       const response = await sendTest(dev.app, tenant.admin, created.id);
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toEqual({ delivered: false, http_status: 500, response_time_ms: expect.any(Number), error: expect.any(String) });
+      expect(response.json()).toEqual({
+        delivered: false,
+        http_status: 500,
+        response_time_ms: expect.any(Number),
+        error: expect.any(String),
+      });
       expect(response.body).not.toContain('RECEIVER-PRIVATE-BODY');
       expect(receiver.received).toHaveLength(1);
       expect(await deliveriesOf(created.id)).toHaveLength(0);
@@ -280,7 +325,12 @@ describe('POST /api/v1/webhooks/:id/test', () => {
       const created = await createEndpoint(dev.app, tenant.admin, { url: receiver.url });
       const response = await sendTest(dev.app, tenant.admin, created.id);
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toEqual({ delivered: false, http_status: null, response_time_ms: expect.any(Number), error: expect.stringMatching(/timed out/) });
+      expect(response.json()).toEqual({
+        delivered: false,
+        http_status: null,
+        response_time_ms: expect.any(Number),
+        error: expect.stringMatching(/timed out/),
+      });
       expect(response.json().response_time_ms).toBeGreaterThanOrEqual(900);
       expect(await deliveriesOf(created.id)).toHaveLength(0);
     } finally {
@@ -291,7 +341,11 @@ describe('POST /api/v1/webhooks/:id/test', () => {
   it('refuses a body', async () => {
     const tenant = await signupTenant(dev.app);
     const created = await createEndpoint(dev.app, tenant.admin);
-    const response = await request(dev.app, tenant.admin, { method: 'POST', url: `/api/v1/webhooks/${created.id}/test`, payload: { event: 'approval.requested' } });
+    const response = await request(dev.app, tenant.admin, {
+      method: 'POST',
+      url: `/api/v1/webhooks/${created.id}/test`,
+      payload: { event: 'approval.requested' },
+    });
     expectError(response, 400, 'validation_error');
     expect(fieldsOf(response)).toEqual(['event']);
   });

@@ -26,7 +26,11 @@ beforeAll(async () => {
   const tenant = await signupTenant(t.app);
   const agent = await createAgent(t.app, tenant.admin);
   await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'approval_required' });
-  const evaluated = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: { ...action(agent.id), context: { note: 'ünïcode ✓', n: 3 } } });
+  const evaluated = await request(t.app, tenant.runtimeKey, {
+    method: 'POST',
+    url: '/api/v1/evaluate',
+    payload: { ...action(agent.id), context: { note: 'ünïcode ✓', n: 3 } },
+  });
   trace = (await request(t.app, tenant.runtimeKey, { method: 'GET', url: `/api/v1/traces/${evaluated.json().trace_id}` })).json();
 });
 afterAll(async () => {
@@ -43,7 +47,10 @@ function write(name: string, content: unknown): string {
 describe('verify-trace', () => {
   it('accepts an intact trace, in the export shape and in the detail shape', () => {
     const { id, events } = trace;
-    for (const file of [write('export.json', { trace: { id }, events, approval_requests: [], exported_at: new Date().toISOString() }), write('detail.json', trace)]) {
+    for (const file of [
+      write('export.json', { trace: { id }, events, approval_requests: [], exported_at: new Date().toISOString() }),
+      write('detail.json', trace),
+    ]) {
       const result = verifyTrace(file);
       expect(result.status, result.stderr).toBe(0);
       expect(result.stdout).toBe(`valid: trace ${id}, 5 events, hash chain intact\n`);

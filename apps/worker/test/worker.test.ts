@@ -53,7 +53,12 @@ const timers = (webhookTimeoutMs = 2_000) => ({
 async function deployment(options: { redisUrl?: string; webhookTimeoutMs?: number } = {}) {
   const prefix = `agov-test-${randomUUID()}`;
   prefixes.push(prefix);
-  const env = { ...timers(options.webhookTimeoutMs), DATABASE_URL: databaseUrl, REDIS_URL: options.redisUrl ?? SHARED_REDIS, QUEUE_PREFIX: prefix };
+  const env = {
+    ...timers(options.webhookTimeoutMs),
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: options.redisUrl ?? SHARED_REDIS,
+    QUEUE_PREFIX: prefix,
+  };
   const api = await createTestApp({ env, jobs: true });
   apps.push(api);
   return {
@@ -75,7 +80,11 @@ async function receiver(answers: Answer[] | Answer) {
 /** A tenant subscribed at `url` to approval.requested, with an agent that needs approval for every write. */
 async function subscribedTenant(api: TestApp, url: string) {
   const tenant = await signupTenant(api.app);
-  const created = await request(api.app, tenant.admin, { method: 'POST', url: '/api/v1/webhooks', payload: { url, events: ['approval.requested'] } });
+  const created = await request(api.app, tenant.admin, {
+    method: 'POST',
+    url: '/api/v1/webhooks',
+    payload: { url, events: ['approval.requested'] },
+  });
   expect(created.statusCode, created.body).toBe(201);
   const agent = await createAgent(api.app, tenant.admin);
   await createPolicy(api.app, tenant.admin, agent.id, { policy_effect: 'approval_required' });
@@ -87,7 +96,8 @@ async function subscribedTenant(api: TestApp, url: string) {
   return { tenant, endpointId: created.json().data.id as string, evaluate };
 }
 
-const deliveryRows = (api: TestApp, endpointId: string) => api.runtime.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId));
+const deliveryRows = (api: TestApp, endpointId: string) =>
+  api.runtime.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId));
 
 describe('the worker process', () => {
   it('delivers what the API records, while the API itself dispatches nothing', async () => {

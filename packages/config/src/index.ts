@@ -63,7 +63,9 @@ export function loadConfig(env: Env = process.env): Config {
     sessionTtlMs: integer(env, 'SESSION_TTL_HOURS', 168, { min: 1, max: 8_760 }) * 3_600_000,
     exportMaxRows: integer(env, 'EXPORT_MAX_ROWS', 100_000, { min: 1, max: 10_000_000 }),
     queuePrefix: token(env, 'QUEUE_PREFIX', 'agov'),
-    webhookRetryDelaysMs: Object.freeze(integers(env, 'WEBHOOK_RETRY_DELAYS_MS', [60_000, 300_000, 1_800_000, 7_200_000], { min: 0, max: 604_800_000 })),
+    webhookRetryDelaysMs: Object.freeze(
+      integers(env, 'WEBHOOK_RETRY_DELAYS_MS', [60_000, 300_000, 1_800_000, 7_200_000], { min: 0, max: 604_800_000 }),
+    ),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, { min: 1, max: 120_000 }),
     auditBatchIntervalMs: integer(env, 'AUDIT_BATCH_INTERVAL_MS', 300_000, { min: 100, max: 86_400_000 }),
     outboxPollMs: integer(env, 'OUTBOX_POLL_MS', 250, { min: 10, max: 60_000 }),

@@ -47,8 +47,7 @@ function openPostgres(url: string, poolSize: number): Database {
   return {
     db,
     driver: 'postgres',
-    rows: async <T>(query: Parameters<Db['execute']>[0], executor: Executor = db) =>
-      (await executor.execute(query)) as unknown as T[],
+    rows: async <T>(query: Parameters<Db['execute']>[0], executor: Executor = db) => (await executor.execute(query)) as unknown as T[],
     prepared: async <T>(text: string, params: readonly unknown[]) =>
       (await client.unsafe(text, params as never[], { prepare: true })) as unknown as T[],
     async migrate() {

@@ -16,13 +16,7 @@ export const SCOPES = [
 export type Scope = (typeof SCOPES)[number];
 
 /** The dashboard's "agent runtime" preset; also the scopes of the key created at signup. */
-export const AGENT_RUNTIME_SCOPES: readonly Scope[] = [
-  'evaluate',
-  'traces:read',
-  'traces:write',
-  'approvals:read',
-  'policies:read',
-];
+export const AGENT_RUNTIME_SCOPES: readonly Scope[] = ['evaluate', 'traces:read', 'traces:write', 'approvals:read', 'policies:read'];
 
 export const ROLES = ['admin', 'reviewer', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];

@@ -21,8 +21,17 @@ export async function pageOf<T extends PgTable>(
   page: Page,
 ): Promise<Paged<T['$inferSelect']>> {
   const [items, [counted]] = await Promise.all([
-    db.select().from(table as PgTable).where(where).orderBy(...orderBy).limit(page.limit).offset(page.offset),
-    db.select({ total: count() }).from(table as PgTable).where(where),
+    db
+      .select()
+      .from(table as PgTable)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(page.limit)
+      .offset(page.offset),
+    db
+      .select({ total: count() })
+      .from(table as PgTable)
+      .where(where),
   ]);
   return { items: items as T['$inferSelect'][], total: counted?.total ?? 0 };
 }

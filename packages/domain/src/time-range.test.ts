@@ -6,11 +6,17 @@ const at = (iso: string) => new Date(iso);
 
 describe('timeRange', () => {
   it('reads a date `from` as the first millisecond of that day and a date `to` as the last (UTC)', () => {
-    expect(timeRange({ from: '2026-01-01', to: '2026-01-31' })).toEqual({ from: at('2026-01-01T00:00:00.000Z'), to: at('2026-01-31T23:59:59.999Z') });
+    expect(timeRange({ from: '2026-01-01', to: '2026-01-31' })).toEqual({
+      from: at('2026-01-01T00:00:00.000Z'),
+      to: at('2026-01-31T23:59:59.999Z'),
+    });
   });
 
   it('covers one whole day when from and to are the same date', () => {
-    expect(timeRange({ from: '2026-03-15', to: '2026-03-15' })).toEqual({ from: at('2026-03-15T00:00:00.000Z'), to: at('2026-03-15T23:59:59.999Z') });
+    expect(timeRange({ from: '2026-03-15', to: '2026-03-15' })).toEqual({
+      from: at('2026-03-15T00:00:00.000Z'),
+      to: at('2026-03-15T23:59:59.999Z'),
+    });
   });
 
   it.each([
@@ -56,7 +62,11 @@ describe('timeRange', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(AppError);
-    expect(thrown).toMatchObject({ code: 'validation_error', status: 400, details: { fields: [{ field: 'from', message: expect.any(String) }] } });
+    expect(thrown).toMatchObject({
+      code: 'validation_error',
+      status: 400,
+      details: { fields: [{ field: 'from', message: expect.any(String) }] },
+    });
   });
 
   it.each([
@@ -66,11 +76,16 @@ describe('timeRange', () => {
     ['a date-time past 9999', { to: '+010000-01-01T00:00:00Z' }, 'to'],
   ])('refuses a bound that names no storable time (%s), naming the field', (_label, bounds, field) => {
     expect(() => timeRange(bounds)).toThrow(AppError);
-    expect(() => timeRange(bounds)).toThrow(expect.objectContaining({ code: 'validation_error', details: { fields: [{ field, message: expect.any(String) }] } }));
+    expect(() => timeRange(bounds)).toThrow(
+      expect.objectContaining({ code: 'validation_error', details: { fields: [{ field, message: expect.any(String) }] } }),
+    );
   });
 
   it('accepts the first and last days PostgreSQL and ISO 8601 share', () => {
-    expect(timeRange({ from: '0001-01-01', to: '9999-12-31' })).toEqual({ from: at('0001-01-01T00:00:00.000Z'), to: at('9999-12-31T23:59:59.999Z') });
+    expect(timeRange({ from: '0001-01-01', to: '9999-12-31' })).toEqual({
+      from: at('0001-01-01T00:00:00.000Z'),
+      to: at('9999-12-31T23:59:59.999Z'),
+    });
   });
 
   it('returns only the bounds given', () => {

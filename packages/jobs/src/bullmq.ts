@@ -82,7 +82,9 @@ export function bullmqBackend({ redisUrl, prefix, leaseMs, logger }: BullmqOptio
           },
         );
         worker.on('error', reportError);
-        worker.on('failed', (job, error) => logger.warn({ err: error, job: job?.name, queue: name }, 'job failed; its effect comes due again'));
+        worker.on('failed', (job, error) =>
+          logger.warn({ err: error, job: job?.name, queue: name }, 'job failed; its effect comes due again'),
+        );
         workers.push(worker);
       }
     },
@@ -94,7 +96,10 @@ export function bullmqBackend({ redisUrl, prefix, leaseMs, logger }: BullmqOptio
 
     async depths() {
       const counts = await Promise.all(QUEUES.map((name) => queue(name).getJobCounts('waiting', 'prioritized', 'delayed')));
-      return Object.fromEntries(QUEUES.map((name, i) => [name, Object.values(counts[i]!).reduce((sum, n) => sum + n, 0)])) as Record<QueueName, number>;
+      return Object.fromEntries(QUEUES.map((name, i) => [name, Object.values(counts[i]!).reduce((sum, n) => sum + n, 0)])) as Record<
+        QueueName,
+        number
+      >;
     },
 
     async close() {

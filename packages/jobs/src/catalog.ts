@@ -1,4 +1,12 @@
-import { announceAuditBatches, deliverWebhook, expireOnSchedule, fanOutAuditEvents, type Deps, type DueEffect, type EffectKind } from '@agov/domain';
+import {
+  announceAuditBatches,
+  deliverWebhook,
+  expireOnSchedule,
+  fanOutAuditEvents,
+  type Deps,
+  type DueEffect,
+  type EffectKind,
+} from '@agov/domain';
 
 /**
  * Two queues, so slow HTTP deliveries never hold up the fast fan-outs and expiries that

@@ -80,4 +80,3 @@ export class InProcessBackend implements JobBackend {
     return this.lanes.get(queue)!;
   }
 }
-

@@ -147,7 +147,12 @@ describe('webhook transport in production', () => {
     const target = await receiver((_request, response) => response.writeHead(200).end());
     const result = await createWebhookTransport('production').post(outbound(`http://${host}:${target.port}/`));
 
-    expect(result).toEqual({ ok: false, httpStatus: null, durationMs: expect.any(Number), error: `address ${address} is not allowed (${reason})` });
+    expect(result).toEqual({
+      ok: false,
+      httpStatus: null,
+      durationMs: expect.any(Number),
+      error: `address ${address} is not allowed (${reason})`,
+    });
     expect(target.connections).toHaveLength(0);
   });
 

@@ -1,14 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '@agov/config';
-import {
-  AppError,
-  authenticateApiKey,
-  authorize,
-  developmentPrincipal,
-  resolveSession,
-  type Deps,
-  type Principal,
-} from '@agov/domain';
+import { AppError, authenticateApiKey, authorize, developmentPrincipal, resolveSession, type Deps, type Principal } from '@agov/domain';
 import { PUBLIC, type RouteAccess } from '../access.js';
 
 export const SESSION_COOKIE = 'agov_session';

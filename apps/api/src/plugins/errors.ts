@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply, } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, codeToStatus, type ErrorCode } from '@agov/domain';
 
 export interface ErrorBody {

@@ -14,9 +14,7 @@ export function installValidation(app: FastifyInstance): void {
   const bodies = addFormats.default(new Ajv({ ...shared, coerceTypes: false }));
   bodies.addKeyword({ keyword: FREEFORM_KEYWORD, schemaType: 'boolean', errors: true, validate: validateFreeform });
   const textParts = addFormats.default(new Ajv({ ...shared, coerceTypes: true }));
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodies : textParts).compile(schema),
-  );
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodies : textParts).compile(schema));
 
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {

@@ -8,7 +8,10 @@ export const healthRoutes: Routes = async (app, { deps }) => {
     '/health',
     {
       config: { access: PUBLIC },
-      schema: { tags: ['health'], response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: Type.Object({ status: Type.Literal('unavailable') }) } },
+      schema: {
+        tags: ['health'],
+        response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: Type.Object({ status: Type.Literal('unavailable') }) },
+      },
     },
     async (request, reply) => {
       try {

@@ -1,12 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import {
-  AGENT_ENVIRONMENTS,
-  AUTHORITY_MODELS,
-  AUTONOMY_TIERS,
-  DELEGATION_MODELS,
-  IDENTITY_MODES,
-  LIFECYCLE_STATES,
-} from '@agov/domain';
+import { AGENT_ENVIRONMENTS, AUTHORITY_MODELS, AUTONOMY_TIERS, DELEGATION_MODELS, IDENTITY_MODES, LIFECYCLE_STATES } from '@agov/domain';
 import {
   Body,
   DataClassification,

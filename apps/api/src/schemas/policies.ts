@@ -1,6 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import { SearchQuery } from './agents.js';
-import { Body, DataClassification, Effect, Int32, JsonObjectOut, NullableFreeform, PageQuery, PatchBody, Text, Timestamp } from './common.js';
+import {
+  Body,
+  DataClassification,
+  Effect,
+  Int32,
+  JsonObjectOut,
+  NullableFreeform,
+  PageQuery,
+  PatchBody,
+  Text,
+  Timestamp,
+} from './common.js';
 
 const PolicyEffect = Effect;
 

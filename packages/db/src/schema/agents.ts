@@ -13,7 +13,9 @@ export const agents = pgTable(
   'agents',
   {
     id: id(),
-    tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     description: text('description').notNull(),
     ownerName: text('owner_name').notNull(),
@@ -31,7 +33,9 @@ export const agents = pgTable(
     createdBy: text('created_by').notNull(),
     modifiedBy: text('modified_by').notNull(),
     modifiedAt: at('modified_at').notNull(),
-    lifecycleState: text('lifecycle_state', { enum: ['active', 'suspended', 'revoked'] }).notNull().default('active'),
+    lifecycleState: text('lifecycle_state', { enum: ['active', 'suspended', 'revoked'] })
+      .notNull()
+      .default('active'),
     createdAt: createdAt(),
   },
   (t) => [index('agents_tenant').on(t.tenantId, t.createdAt)],

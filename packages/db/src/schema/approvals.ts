@@ -21,7 +21,9 @@ export const approvalRequests = pgTable(
     delegatedFrom: text('delegated_from').notNull(),
     policyEffect: text('policy_effect').notNull().default('approval_required'),
     flagReason: text('flag_reason').notNull(),
-    status: text('status', { enum: ['pending', 'approved', 'denied', 'expired'] }).notNull().default('pending'),
+    status: text('status', { enum: ['pending', 'approved', 'denied', 'expired'] })
+      .notNull()
+      .default('pending'),
     contextSnapshot: jsonb('context_snapshot').$type<Record<string, unknown>>().notNull(),
     expiresAt: at('expires_at').notNull(),
     requestedAt: at('requested_at').notNull(),

@@ -24,8 +24,12 @@ export const policyRules = pgTable(
   'policy_rules',
   {
     id: id(),
-    tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
-    agentId: uuid('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
     ...ruleFields(),
     isActive: boolean('is_active').notNull().default(true),
     policyVersion: integer('policy_version').notNull().default(1),
@@ -42,8 +46,12 @@ export const policyVersions = pgTable(
   'policy_versions',
   {
     id: id(),
-    tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
-    policyRuleId: uuid('policy_rule_id').notNull().references(() => policyRules.id, { onDelete: 'cascade' }),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    policyRuleId: uuid('policy_rule_id')
+      .notNull()
+      .references(() => policyRules.id, { onDelete: 'cascade' }),
     version: integer('version').notNull(),
     ...ruleFields(),
     changeSummary: text('change_summary'),

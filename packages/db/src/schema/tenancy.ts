@@ -6,8 +6,12 @@ export const subscriptions = pgTable('subscriptions', {
   tenantId: uuid('tenant_id')
     .primaryKey()
     .references(() => tenants.id, { onDelete: 'cascade' }),
-  plan: text('plan', { enum: ['free', 'starter', 'business', 'enterprise'] }).notNull().default('free'),
-  status: text('status', { enum: ['active', 'canceled', 'past_due'] }).notNull().default('active'),
+  plan: text('plan', { enum: ['free', 'starter', 'business', 'enterprise'] })
+    .notNull()
+    .default('free'),
+  status: text('status', { enum: ['active', 'canceled', 'past_due'] })
+    .notNull()
+    .default('active'),
   currentPeriodEnd: at('current_period_end').notNull(),
   cancelAtPeriodEnd: boolean('cancel_at_period_end').notNull().default(false),
   providerCustomerId: text('provider_customer_id'),

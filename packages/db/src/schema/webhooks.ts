@@ -6,7 +6,9 @@ export const webhookEndpoints = pgTable(
   'webhook_endpoints',
   {
     id: id(),
-    tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
     url: text('url').notNull(),
     events: text('events').array().notNull(),
     /** HMAC key for signing deliveries; shown once, at creation. */
@@ -23,13 +25,19 @@ export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
     id: id(),
-    tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
-    endpointId: uuid('endpoint_id').notNull().references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    endpointId: uuid('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
     /** The envelope id; the same for every attempt, so receivers can de-duplicate. */
     eventId: uuid('event_id').notNull(),
     eventType: text('event_type').notNull(),
     payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
-    status: text('status', { enum: ['pending', 'delivered', 'retrying', 'failed'] }).notNull().default('pending'),
+    status: text('status', { enum: ['pending', 'delivered', 'retrying', 'failed'] })
+      .notNull()
+      .default('pending'),
     httpStatus: integer('http_status'),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
@@ -37,10 +45,7 @@ export const webhookDeliveries = pgTable(
     deliveredAt: at('delivered_at'),
     nextRetryAt: at('next_retry_at'),
   },
-  (t) => [
-    index('webhook_deliveries_endpoint').on(t.endpointId, t.createdAt),
-    index('webhook_deliveries_due').on(t.status, t.nextRetryAt),
-  ],
+  (t) => [index('webhook_deliveries_endpoint').on(t.endpointId, t.createdAt), index('webhook_deliveries_due').on(t.status, t.nextRetryAt)],
 );
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;

@@ -6,14 +6,7 @@ import { notFound } from '../errors.js';
 import { transactionInvalidating } from '../invalidation.js';
 import { pageOf, type Page, type Paged } from '../pagination.js';
 import { textSearch } from './search.js';
-import type {
-  AgentEnvironment,
-  AuthorityModel,
-  AutonomyTier,
-  DelegationModel,
-  IdentityMode,
-  LifecycleState,
-} from './vocabulary.js';
+import type { AgentEnvironment, AuthorityModel, AutonomyTier, DelegationModel, IdentityMode, LifecycleState } from './vocabulary.js';
 
 /** The create body: every agent field except the server-owned ones. */
 export interface AgentInput {
@@ -72,8 +65,7 @@ function toColumns(input: AgentPatch): Partial<AgentColumns> {
   };
 }
 
-export const agentInTenant = (principal: Principal, id: string): SQL =>
-  and(eq(agents.id, id), eq(agents.tenantId, principal.tenantId))!;
+export const agentInTenant = (principal: Principal, id: string): SQL => and(eq(agents.id, id), eq(agents.tenantId, principal.tenantId))!;
 
 export async function createAgent(deps: Deps, principal: Principal, input: AgentInput): Promise<AgentRow> {
   const [row] = await deps.database.db

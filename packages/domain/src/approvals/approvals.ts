@@ -1,5 +1,5 @@
 import { and, count, desc, eq, type SQL } from 'drizzle-orm';
-import { agents, approvalRequests, traces, type ApprovalRow, } from '@agov/db';
+import { agents, approvalRequests, traces, type ApprovalRow } from '@agov/db';
 import type { Principal } from '../access.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
@@ -18,14 +18,23 @@ export async function listApprovals(deps: Deps, principal: Principal, filters: A
   const conditions: SQL[] = [eq(approvalRequests.tenantId, principal.tenantId)];
   if (filters.status) conditions.push(eq(approvalRequests.status, filters.status));
   if (filters.agent_id) conditions.push(eq(approvalRequests.agentId, filters.agent_id));
-  return pageOf(deps.database.db, approvalRequests, and(...conditions), [desc(approvalRequests.requestedAt), desc(approvalRequests.id)], page);
+  return pageOf(
+    deps.database.db,
+    approvalRequests,
+    and(...conditions),
+    [desc(approvalRequests.requestedAt), desc(approvalRequests.id)],
+    page,
+  );
 }
 
 /** How many of the tenant's requests have this status; all of them without one. */
 export async function countApprovals(deps: Deps, principal: Principal, status?: ApprovalStatus): Promise<number> {
   const conditions: SQL[] = [eq(approvalRequests.tenantId, principal.tenantId)];
   if (status) conditions.push(eq(approvalRequests.status, status));
-  const [counted] = await deps.database.db.select({ total: count() }).from(approvalRequests).where(and(...conditions));
+  const [counted] = await deps.database.db
+    .select({ total: count() })
+    .from(approvalRequests)
+    .where(and(...conditions));
   return counted?.total ?? 0;
 }
 
@@ -54,8 +63,14 @@ export async function getApprovalDetail(deps: Deps, principal: Principal, id: st
   const approval = await getApproval(deps, principal, id);
   const { db } = deps.database;
   const [[agent], [trace]] = await Promise.all([
-    db.select().from(agents).where(and(eq(agents.id, approval.agentId), eq(agents.tenantId, principal.tenantId))),
-    db.select().from(traces).where(and(eq(traces.id, approval.traceId), eq(traces.tenantId, principal.tenantId))),
+    db
+      .select()
+      .from(agents)
+      .where(and(eq(agents.id, approval.agentId), eq(agents.tenantId, principal.tenantId))),
+    db
+      .select()
+      .from(traces)
+      .where(and(eq(traces.id, approval.traceId), eq(traces.tenantId, principal.tenantId))),
   ]);
   return { approval, agent: agent ?? null, trace: trace ?? null };
 }

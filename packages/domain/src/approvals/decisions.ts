@@ -22,7 +22,13 @@ const inTenant = (tenantId: string, id: string) => and(eq(approvalRequests.id, i
  * the trace is locked, its chain extended and closed, and the webhook recorded. A decision
  * after `expires_at` is refused and expires the request on the spot, as the sweep would.
  */
-export async function decideApproval(deps: Deps, principal: Principal, id: string, verdict: Verdict, input: DecisionInput): Promise<ApprovalRow> {
+export async function decideApproval(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  verdict: Verdict,
+  input: DecisionInput,
+): Promise<ApprovalRow> {
   const { status, finalOutcome, event } = VERDICTS[verdict];
   const now = deps.clock.now();
   const decided = await deps.database.db.transaction(async (tx) => {
@@ -46,7 +52,12 @@ async function refusal(deps: Deps, tenantId: string, id: string, now: Date): Pro
   if (!current) return notFound('Approval request');
   if (current.status === 'pending' && current.expiresAt <= now) {
     await expireApproval(deps, tenantId, id);
-    return new AppError('conflict', 'approval request has expired', { status: 'expired', expires_at: current.expiresAt.toISOString() }, current.traceId);
+    return new AppError(
+      'conflict',
+      'approval request has expired',
+      { status: 'expired', expires_at: current.expiresAt.toISOString() },
+      current.traceId,
+    );
   }
   return new AppError('conflict', `approval request is ${current.status}, not pending`, { status: current.status }, current.traceId);
 }
@@ -66,7 +77,12 @@ export async function expireApproval(deps: Deps, tenantId: string, id: string): 
       .returning();
     if (!approval) return false;
     const { effect } = await closeTraceOf(tx, approval, expiryEvents(approval), 'expired', now);
-    await recordEffects(tx, tenantId, [effect, { kind: 'webhook', event: 'approval.expired', data: { approval: presentApproval(approval) } }], now);
+    await recordEffects(
+      tx,
+      tenantId,
+      [effect, { kind: 'webhook', event: 'approval.expired', data: { approval: presentApproval(approval) } }],
+      now,
+    );
     return true;
   });
 }

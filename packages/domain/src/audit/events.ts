@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { TraceEventRow, } from '@agov/db';
+import type { TraceEventRow } from '@agov/db';
 import { eventHash, type ChainedEvent } from './hash-chain.js';
 
 export type ActorType = 'agent' | 'policy_engine' | 'approval_service' | 'human_reviewer' | 'system';

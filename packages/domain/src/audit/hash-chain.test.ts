@@ -31,7 +31,9 @@ function sortedJson(value: unknown): string {
 }
 
 const independentHash = (previous: string, fields: ChainedEvent) =>
-  `sha256:${createHash('sha256').update(`${previous}\n${sortedJson(fields)}`).digest('hex')}`;
+  `sha256:${createHash('sha256')
+    .update(`${previous}\n${sortedJson(fields)}`)
+    .digest('hex')}`;
 
 type StoredEvent = ChainedEvent & { integrity_hash: string | null };
 

@@ -21,7 +21,10 @@ export async function loadDecisionInputs(deps: Deps, tenantId: string, agentId: 
     const { db } = deps.database;
     const [[agent], rules] = await Promise.all([
       db.select().from(agents).where(eq(agents.id, agentId)).limit(1),
-      db.select().from(policyRules).where(and(eq(policyRules.agentId, agentId), eq(policyRules.isActive, true))),
+      db
+        .select()
+        .from(policyRules)
+        .where(and(eq(policyRules.agentId, agentId), eq(policyRules.isActive, true))),
     ]);
     if (!agent) throw notFound('Agent');
     inputs = { agent, agentView: presentAgent(agent), rules: orderRules(rules) };

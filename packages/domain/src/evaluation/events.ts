@@ -63,12 +63,32 @@ export function evaluationEvents({ agent, request, decision, rulesConsidered, ap
   switch (decision.effect) {
     case 'deny':
       events.push(
-        { event_type: 'operation_denied', actor_type: 'policy_engine', actor_name: ACTORS.policyEngine, description: decision.reason, status: 'denied', policy_version: rule?.policyVersion ?? null },
-        { event_type: 'trace_closed', actor_type: 'system', actor_name: ACTORS.system, description: 'Trace closed: operation denied', status: 'denied' },
+        {
+          event_type: 'operation_denied',
+          actor_type: 'policy_engine',
+          actor_name: ACTORS.policyEngine,
+          description: decision.reason,
+          status: 'denied',
+          policy_version: rule?.policyVersion ?? null,
+        },
+        {
+          event_type: 'trace_closed',
+          actor_type: 'system',
+          actor_name: ACTORS.system,
+          description: 'Trace closed: operation denied',
+          status: 'denied',
+        },
       );
       break;
     case 'allow':
-      events.push({ event_type: 'operation_allowed', actor_type: 'policy_engine', actor_name: ACTORS.policyEngine, description: `Allowed ${action}`, status: 'allowed', policy_version: rule?.policyVersion ?? null });
+      events.push({
+        event_type: 'operation_allowed',
+        actor_type: 'policy_engine',
+        actor_name: ACTORS.policyEngine,
+        description: `Allowed ${action}`,
+        status: 'allowed',
+        policy_version: rule?.policyVersion ?? null,
+      });
       break;
     case 'approval_required':
       events.push(

@@ -29,10 +29,14 @@ async function boundedExport<Row, Key>(options: {
 }): Promise<Export<Row>> {
   const total = await options.count();
   if (total > options.maxRows) {
-    throw new AppError('export_too_large', `The export has ${total} ${options.what}; the limit is ${options.maxRows}. Narrow the date range.`, {
-      total,
-      limit: options.maxRows,
-    });
+    throw new AppError(
+      'export_too_large',
+      `The export has ${total} ${options.what}; the limit is ${options.maxRows}. Narrow the date range.`,
+      {
+        total,
+        limit: options.maxRows,
+      },
+    );
   }
   async function* pages(): AsyncGenerator<Row[]> {
     let after: Key | null = null;
@@ -66,10 +70,17 @@ export async function exportTraces(deps: Deps, principal: Principal, filters: Tr
     count: async () => (await db.select({ total: count() }).from(traces).where(where))[0]?.total ?? 0,
     page: async (after: Key | null) => {
       const rows = await db
-        .select({ trace: traces, approval: { status: approvalRequests.status, approverName: approvalRequests.approverName, decidedAt: approvalRequests.decidedAt } })
+        .select({
+          trace: traces,
+          approval: { status: approvalRequests.status, approverName: approvalRequests.approverName, decidedAt: approvalRequests.decidedAt },
+        })
         .from(traces)
         .leftJoin(approvalRequests, and(eq(approvalRequests.traceId, traces.id), eq(approvalRequests.tenantId, traces.tenantId)))
-        .where(after ? and(where, sql`(${traces.startedAt}, ${traces.id}) > (${after.startedAt.toISOString()}::timestamptz, ${after.id}::uuid)`) : where)
+        .where(
+          after
+            ? and(where, sql`(${traces.startedAt}, ${traces.id}) > (${after.startedAt.toISOString()}::timestamptz, ${after.id}::uuid)`)
+            : where,
+        )
         .orderBy(asc(traces.startedAt), asc(traces.id))
         .limit(PAGE_SIZE);
       const last = rows.at(-1)?.trace;
@@ -99,7 +110,10 @@ export async function exportAuditEvents(deps: Deps, principal: Principal, range:
         .innerJoin(traces, and(eq(traces.id, traceEvents.traceId), eq(traces.tenantId, traceEvents.tenantId)))
         .where(
           after
-            ? and(where, sql`(${traceEvents.timestamp}, ${traceEvents.traceId}, ${traceEvents.seq}) > (${after.timestamp.toISOString()}::timestamptz, ${after.traceId}::uuid, ${after.seq})`)
+            ? and(
+                where,
+                sql`(${traceEvents.timestamp}, ${traceEvents.traceId}, ${traceEvents.seq}) > (${after.timestamp.toISOString()}::timestamptz, ${after.traceId}::uuid, ${after.seq})`,
+              )
             : where,
         )
         .orderBy(asc(traceEvents.timestamp), asc(traceEvents.traceId), asc(traceEvents.seq))

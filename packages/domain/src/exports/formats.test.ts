@@ -39,7 +39,19 @@ describe('csvChunks', () => {
   });
 
   it('yields the header first and then one chunk per non-empty page, so the body streams', async () => {
-    const chunks = await collect(csvChunks(COLUMNS, pagesOf([{ name: 'a', value: 1 }], [], [{ name: 'b', value: 2 }, { name: 'c', value: 3 }])));
+    const chunks = await collect(
+      csvChunks(
+        COLUMNS,
+        pagesOf(
+          [{ name: 'a', value: 1 }],
+          [],
+          [
+            { name: 'b', value: 2 },
+            { name: 'c', value: 3 },
+          ],
+        ),
+      ),
+    );
     expect(chunks).toEqual(['name,value\r\n', 'a,1\r\n', 'b,2\r\nc,3\r\n']);
   });
 
@@ -85,7 +97,9 @@ describe('csvChunks', () => {
   });
 
   it('writes null as an empty cell and booleans as true/false', async () => {
-    expect(await csv([{ name: null, value: null }], [{ name: true, value: false }], [{ name: null, value: 'x' }])).toBe('name,value\r\n,\r\ntrue,false\r\n,x\r\n');
+    expect(await csv([{ name: null, value: null }], [{ name: true, value: false }], [{ name: null, value: 'x' }])).toBe(
+      'name,value\r\n,\r\ntrue,false\r\n,x\r\n',
+    );
   });
 
   it('keeps non-ASCII text as it is', async () => {
@@ -126,7 +140,12 @@ describe('jsonArrayChunks', () => {
   });
 
   it('yields the opening bracket, one chunk per non-empty page, then the closing bracket', async () => {
-    expect(await collect(jsonArrayChunks(pagesOf([{ a: 1 }], [], [{ a: 2 }, { a: 3 }])))).toEqual(['[', '{"a":1}', ',{"a":2},{"a":3}', ']']);
+    expect(await collect(jsonArrayChunks(pagesOf([{ a: 1 }], [], [{ a: 2 }, { a: 3 }])))).toEqual([
+      '[',
+      '{"a":1}',
+      ',{"a":2},{"a":3}',
+      ']',
+    ]);
   });
 
   it('keeps values exactly, key order included, with no CSV escaping', async () => {

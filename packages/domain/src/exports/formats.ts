@@ -25,7 +25,11 @@ export async function* csvChunks<Column extends string>(
 ): AsyncGenerator<string> {
   yield stringify([columns], CSV_OPTIONS);
   for await (const page of pages) {
-    if (page.length > 0) yield stringify(page.map((row) => columns.map((column) => cell(row[column]))), CSV_OPTIONS);
+    if (page.length > 0)
+      yield stringify(
+        page.map((row) => columns.map((column) => cell(row[column]))),
+        CSV_OPTIONS,
+      );
   }
 }
 

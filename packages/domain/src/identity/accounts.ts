@@ -46,7 +46,11 @@ export async function signup(deps: Deps, input: SignupInput): Promise<SignedUp> 
 }
 
 export async function login(deps: Deps, input: { email: string; password: string }) {
-  const [user] = await deps.database.db.select().from(users).where(eq(sql`lower(${users.email})`, input.email.toLowerCase())).limit(1);
+  const [user] = await deps.database.db
+    .select()
+    .from(users)
+    .where(eq(sql`lower(${users.email})`, input.email.toLowerCase()))
+    .limit(1);
   const valid = await verifyPassword(user?.passwordHash ?? null, input.password);
   if (!user || !valid) throw new AppError('unauthorized', 'Invalid e-mail or password');
   const [tenant] = await deps.database.db.select().from(tenants).where(eq(tenants.id, user.tenantId));
@@ -60,7 +64,10 @@ export async function whoAmI(deps: Deps, principal: Principal): Promise<{ tenant
   if (!tenant) throw notFound('Tenant');
   const userId = principal.kind === 'session' ? principal.user?.id : undefined;
   if (!userId) return { tenant, user: null };
-  const [user] = await db.select().from(users).where(and(eq(users.id, userId), eq(users.tenantId, principal.tenantId)));
+  const [user] = await db
+    .select()
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.tenantId, principal.tenantId)));
   return { tenant, user: user ?? null };
 }
 

@@ -86,7 +86,14 @@ export async function authenticateApiKey(deps: Deps, token: string): Promise<Cac
     const ticket = deps.apiKeys.ticket();
     const [row] = await deps.database.db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).limit(1);
     if (!row) return null;
-    key = { id: row.id, tenantId: row.tenantId, name: row.name, scopes: row.scopes as Scope[], expiresAt: row.expiresAt, lastUsedAt: row.lastUsedAt };
+    key = {
+      id: row.id,
+      tenantId: row.tenantId,
+      name: row.name,
+      scopes: row.scopes as Scope[],
+      expiresAt: row.expiresAt,
+      lastUsedAt: row.lastUsedAt,
+    };
     deps.apiKeys.set(keyHash, key, ticket);
   }
   const now = deps.clock.now();

@@ -74,9 +74,9 @@ describe('assertValidConditions', () => {
   });
 
   it('rejects forbidden paths inside nested operations and fallbacks', () => {
-    expect(
-      rejection({ and: [{ '==': [1, 1] }, { or: [false, { '==': [{ var: 'context.__proto__' }, 1] }] }] }).message,
-    ).toBe('Invalid conditions: conditions.and[1].or[1].==[0].var: the path may not name __proto__, constructor or prototype');
+    expect(rejection({ and: [{ '==': [1, 1] }, { or: [false, { '==': [{ var: 'context.__proto__' }, 1] }] }] }).message).toBe(
+      'Invalid conditions: conditions.and[1].or[1].==[0].var: the path may not name __proto__, constructor or prototype',
+    );
     expect(rejection({ '!!': { var: ['context.a', { var: 'prototype' }] } }).message).toContain('may not name');
     expect(rejection({ if: [true, { bogus: 1 }, 0] }).message).toContain('unknown operator "bogus"');
   });

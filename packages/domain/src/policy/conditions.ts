@@ -8,9 +8,40 @@ import { AppError } from '../errors.js';
  * {"var": {"cat": ["__pro", "to__"]}} could otherwise assemble a forbidden name at run time.
  */
 const OPERATORS = new Set([
-  '==', '===', '!=', '!==', '>', '>=', '<', '<=', '!!', '!', '%', 'in', 'cat', 'substr', '+', '*', '-', '/',
-  'min', 'max', 'merge', 'var', 'missing', 'missing_some', 'if', '?:', 'and', 'or', 'filter', 'map', 'reduce',
-  'all', 'none', 'some',
+  '==',
+  '===',
+  '!=',
+  '!==',
+  '>',
+  '>=',
+  '<',
+  '<=',
+  '!!',
+  '!',
+  '%',
+  'in',
+  'cat',
+  'substr',
+  '+',
+  '*',
+  '-',
+  '/',
+  'min',
+  'max',
+  'merge',
+  'var',
+  'missing',
+  'missing_some',
+  'if',
+  '?:',
+  'and',
+  'or',
+  'filter',
+  'map',
+  'reduce',
+  'all',
+  'none',
+  'some',
 ]);
 const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -55,7 +86,11 @@ function checkVar(operand: unknown, path: string, problems: string[]): void {
     problems.push(`${path}: the path must be a literal string or number`);
     return;
   }
-  if (String(name ?? '').split('.').some((segment) => FORBIDDEN_SEGMENTS.has(segment))) {
+  if (
+    String(name ?? '')
+      .split('.')
+      .some((segment) => FORBIDDEN_SEGMENTS.has(segment))
+  ) {
     problems.push(`${path}: the path may not name __proto__, constructor or prototype`);
   }
   check(fallback, path, problems);

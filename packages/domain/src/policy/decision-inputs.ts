@@ -1,4 +1,4 @@
-import type { AgentRow, PolicyRuleRow, } from '@agov/db';
+import type { AgentRow, PolicyRuleRow } from '@agov/db';
 import { InvalidatedCache } from '../cache.js';
 
 /** What deciding on an agent's action needs: the agent, its API shape, and its active rules in evaluation order. */

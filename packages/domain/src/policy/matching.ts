@@ -43,11 +43,7 @@ export function orderRules<T extends MatchableRule>(rules: readonly T[]): T[] {
  * The first rule in `ordered` (already ordered by orderRules) that matches, or null.
  * Because the order is fixed in advance, the first match is the one the contract says wins.
  */
-export function firstMatchingRule<T extends MatchableRule>(
-  ordered: readonly T[],
-  request: ActionRequest,
-  conditionData: object,
-): T | null {
+export function firstMatchingRule<T extends MatchableRule>(ordered: readonly T[], request: ActionRequest, conditionData: object): T | null {
   return ordered.find((rule) => ruleMatches(rule, request, conditionData)) ?? null;
 }
 

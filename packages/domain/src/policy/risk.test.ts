@@ -48,8 +48,6 @@ describe('riskClassification', () => {
 
   it('refuses an unknown classification, including inherited property names', () => {
     expect(() => riskClassification('secret', { autonomyTier: 'low', environment: 'dev' })).toThrow(/Unknown data classification/);
-    expect(() => riskClassification('constructor', { autonomyTier: 'low', environment: 'dev' })).toThrow(
-      /Unknown data classification/,
-    );
+    expect(() => riskClassification('constructor', { autonomyTier: 'low', environment: 'dev' })).toThrow(/Unknown data classification/);
   });
 });

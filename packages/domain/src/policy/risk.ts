@@ -15,10 +15,7 @@ const BASE_LEVEL = new Map<string, number>([
  * when the agent acts with high autonomy or in production. Both together still raise it
  * only once, so the scale keeps its meaning instead of saturating at critical.
  */
-export function riskClassification(
-  dataClassification: string,
-  agent: { autonomyTier: string; environment: string },
-): RiskClassification {
+export function riskClassification(dataClassification: string, agent: { autonomyTier: string; environment: string }): RiskClassification {
   const base = BASE_LEVEL.get(dataClassification);
   // Requests are validated against the four classifications before they get here.
   if (base === undefined) throw new Error(`Unknown data classification "${dataClassification}"`);

@@ -77,8 +77,7 @@ function toColumns(input: PolicyRulePatch): Partial<EditColumns> {
   };
 }
 
-const ruleInTenant = (principal: Principal, id: string): SQL =>
-  and(eq(policyRules.id, id), eq(policyRules.tenantId, principal.tenantId))!;
+const ruleInTenant = (principal: Principal, id: string): SQL => and(eq(policyRules.id, id), eq(policyRules.tenantId, principal.tenantId))!;
 
 /** The version record holding a rule's current state. */
 const versionOf = (rule: PolicyRuleRow, changeSummary: string, now: Date): typeof policyVersions.$inferInsert => ({
@@ -103,7 +102,12 @@ const versionOf = (rule: PolicyRuleRow, changeSummary: string, now: Date): typeo
 
 /** Every rule change tells webhook subscribers, and drops the agent's cached decision inputs. */
 async function announce(tx: Tx, invalidate: Invalidate, rule: PolicyRuleRow, change: 'created' | 'updated' | 'deleted', now: Date) {
-  await recordEffects(tx, rule.tenantId, [{ kind: 'webhook', event: 'policy.updated', data: { policy: presentPolicy(rule), change } }], now);
+  await recordEffects(
+    tx,
+    rule.tenantId,
+    [{ kind: 'webhook', event: 'policy.updated', data: { policy: presentPolicy(rule), change } }],
+    now,
+  );
   await invalidate({ kind: 'agent', id: rule.agentId });
 }
 
@@ -134,7 +138,12 @@ export async function createPolicyRule(deps: Deps, principal: Principal, input: 
   });
 }
 
-export async function listPolicyRules(deps: Deps, principal: Principal, filters: PolicyRuleFilters, page: Page): Promise<Paged<PolicyRuleRow>> {
+export async function listPolicyRules(
+  deps: Deps,
+  principal: Principal,
+  filters: PolicyRuleFilters,
+  page: Page,
+): Promise<Paged<PolicyRuleRow>> {
   const { db } = deps.database;
   const where = and(
     eq(policyRules.tenantId, principal.tenantId),

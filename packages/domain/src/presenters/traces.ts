@@ -1,4 +1,4 @@
-import type { ApprovalRow, TraceEventRow, TraceRow, } from '@agov/db';
+import type { ApprovalRow, TraceEventRow, TraceRow } from '@agov/db';
 import type { ChainedEvent } from '../audit/hash-chain.js';
 import { iso, isoOrNull } from './time.js';
 
@@ -81,7 +81,10 @@ export const TRACE_EXPORT_COLUMNS = [
 /** The approval fields the bulk export shows beside its trace; null when there was none. */
 export type ExportedApproval = Pick<ApprovalRow, 'status' | 'approverName' | 'decidedAt'> | null;
 
-export const presentTraceExportRow = (trace: TraceRow, approval: ExportedApproval): Record<(typeof TRACE_EXPORT_COLUMNS)[number], string | number | boolean | null> => ({
+export const presentTraceExportRow = (
+  trace: TraceRow,
+  approval: ExportedApproval,
+): Record<(typeof TRACE_EXPORT_COLUMNS)[number], string | number | boolean | null> => ({
   trace_id: trace.id,
   agent_id: trace.agentId,
   agent_name: trace.agentName,
@@ -117,7 +120,10 @@ export const AUDIT_EXPORT_COLUMNS = [
   'integrity_hash',
 ] as const;
 
-export const presentAuditExportRow = (event: TraceEventRow, agentId: string): Record<(typeof AUDIT_EXPORT_COLUMNS)[number], string | number | null> => ({
+export const presentAuditExportRow = (
+  event: TraceEventRow,
+  agentId: string,
+): Record<(typeof AUDIT_EXPORT_COLUMNS)[number], string | number | null> => ({
   event_id: event.id,
   trace_id: event.traceId,
   agent_id: agentId,
@@ -132,7 +138,12 @@ export const presentAuditExportRow = (event: TraceEventRow, agentId: string): Re
 });
 
 /** A single trace as a self-contained file: the trace, its full chain, its approvals. */
-export const presentTraceExport = (trace: TraceRow, events: readonly TraceEventRow[], approvals: readonly ApprovalRow[], exportedAt: Date) => ({
+export const presentTraceExport = (
+  trace: TraceRow,
+  events: readonly TraceEventRow[],
+  approvals: readonly ApprovalRow[],
+  exportedAt: Date,
+) => ({
   trace: presentTraceRecord(trace),
   events: events.map(presentEvent),
   approval_requests: approvals.map((approval) => ({

@@ -13,7 +13,10 @@ export const presentWebhookEndpoint = (endpoint: WebhookEndpointRow) => ({
 });
 
 /** The create response: the one time the signing secret is shown. */
-export const presentCreatedWebhookEndpoint = (endpoint: WebhookEndpointRow) => ({ ...presentWebhookEndpoint(endpoint), secret: endpoint.secret });
+export const presentCreatedWebhookEndpoint = (endpoint: WebhookEndpointRow) => ({
+  ...presentWebhookEndpoint(endpoint),
+  secret: endpoint.secret,
+});
 
 export const presentWebhookDelivery = (delivery: WebhookDeliveryRow) => ({
   id: delivery.id,

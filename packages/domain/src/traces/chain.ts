@@ -8,7 +8,11 @@ import type { Effect } from '../outbox.js';
  * chain holds this lock, so appends to one trace are serial and the head never forks.
  */
 export async function lockTrace(tx: Tx, tenantId: string, traceId: string): Promise<TraceRow | undefined> {
-  const [trace] = await tx.select().from(traces).where(and(eq(traces.id, traceId), eq(traces.tenantId, tenantId))).for('update');
+  const [trace] = await tx
+    .select()
+    .from(traces)
+    .where(and(eq(traces.id, traceId), eq(traces.tenantId, tenantId)))
+    .for('update');
   return trace;
 }
 

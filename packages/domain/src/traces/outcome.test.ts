@@ -10,7 +10,11 @@ const FINAL_OUTCOMES: readonly FinalOutcome[] = ['in_progress', 'executed', 'blo
 const DECISIONS: readonly Decision[] = ['allow', 'approval_required', 'deny'];
 const STATUSES: readonly OutcomeStatus[] = ['success', 'error'];
 
-const trace = (finalOutcome: FinalOutcome, decision: Decision, outcomeRecorded = false): Trace => ({ finalOutcome, decision, outcomeRecorded });
+const trace = (finalOutcome: FinalOutcome, decision: Decision, outcomeRecorded = false): Trace => ({
+  finalOutcome,
+  decision,
+  outcomeRecorded,
+});
 
 const ALREADY = /already been recorded/;
 const PENDING = /still pending/;
@@ -66,7 +70,9 @@ describe('outcomeAfter: the CONTRACT mapping on a trace without an outcome', () 
 });
 
 describe('outcomeAfter: one outcome per trace', () => {
-  const every = FINAL_OUTCOMES.flatMap((finalOutcome) => DECISIONS.flatMap((decision) => STATUSES.map((status) => [finalOutcome, decision, status] as const)));
+  const every = FINAL_OUTCOMES.flatMap((finalOutcome) =>
+    DECISIONS.flatMap((decision) => STATUSES.map((status) => [finalOutcome, decision, status] as const)),
+  );
 
   it.each(every)('refuses a second outcome on a %s trace (%s decision), status %s', (finalOutcome, decision, status) => {
     expectRefused(outcomeAfter(trace(finalOutcome, decision, true), status), ALREADY);

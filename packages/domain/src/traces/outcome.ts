@@ -21,7 +21,10 @@ type FinalOutcome = TraceRow['finalOutcome'];
  * `completed_with_approval` after an approval and `executed` otherwise; error is `blocked`.
  * One outcome per trace, and none on a trace denied, expired or still awaiting approval.
  */
-export function outcomeAfter(trace: Pick<TraceRow, 'finalOutcome' | 'decision' | 'outcomeRecorded'>, status: OutcomeStatus): FinalOutcome | { refused: string } {
+export function outcomeAfter(
+  trace: Pick<TraceRow, 'finalOutcome' | 'decision' | 'outcomeRecorded'>,
+  status: OutcomeStatus,
+): FinalOutcome | { refused: string } {
   const recorded = { refused: 'an outcome has already been recorded for this trace' };
   if (trace.outcomeRecorded) return recorded;
   switch (trace.finalOutcome) {
@@ -55,9 +58,21 @@ export async function recordOutcome(deps: Deps, principal: Principal, traceId: s
       throw new AppError('conflict', finalOutcome.refused, { final_outcome: trace.finalOutcome }, trace.id);
     }
     const now = deps.clock.now();
-    const { trace: closed, effect } = await appendToTrace(tx, trace, outcomeEvents(trace, input, finalOutcome), { finalOutcome, completedAt: now, outcomeRecorded: true }, now);
+    const { trace: closed, effect } = await appendToTrace(
+      tx,
+      trace,
+      outcomeEvents(trace, input, finalOutcome),
+      { finalOutcome, completedAt: now, outcomeRecorded: true },
+      now,
+    );
     const completed = {
-      trace: { id: closed.id, agent_id: closed.agentId, agent_name: closed.agentName, operation: closed.requestedOperation, final_outcome: closed.finalOutcome },
+      trace: {
+        id: closed.id,
+        agent_id: closed.agentId,
+        agent_name: closed.agentName,
+        operation: closed.requestedOperation,
+        final_outcome: closed.finalOutcome,
+      },
     };
     await recordEffects(tx, principal.tenantId, [effect, { kind: 'webhook', event: 'trace.completed', data: completed }], now);
     return closed;

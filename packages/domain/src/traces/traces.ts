@@ -32,9 +32,20 @@ export interface TraceWithEvents {
 export async function getTrace(deps: Deps, principal: Principal, traceId: string): Promise<TraceWithEvents> {
   const { db } = deps.database;
   const [[trace], events, approvals] = await Promise.all([
-    db.select().from(traces).where(and(eq(traces.id, traceId), eq(traces.tenantId, principal.tenantId))),
-    db.select().from(traceEvents).where(and(eq(traceEvents.traceId, traceId), eq(traceEvents.tenantId, principal.tenantId))).orderBy(asc(traceEvents.seq)),
-    db.select().from(approvalRequests).where(and(eq(approvalRequests.traceId, traceId), eq(approvalRequests.tenantId, principal.tenantId))).orderBy(asc(approvalRequests.requestedAt)),
+    db
+      .select()
+      .from(traces)
+      .where(and(eq(traces.id, traceId), eq(traces.tenantId, principal.tenantId))),
+    db
+      .select()
+      .from(traceEvents)
+      .where(and(eq(traceEvents.traceId, traceId), eq(traceEvents.tenantId, principal.tenantId)))
+      .orderBy(asc(traceEvents.seq)),
+    db
+      .select()
+      .from(approvalRequests)
+      .where(and(eq(approvalRequests.traceId, traceId), eq(approvalRequests.tenantId, principal.tenantId)))
+      .orderBy(asc(approvalRequests.requestedAt)),
   ]);
   if (!trace) throw notFound('Trace');
   return { trace, events, approvals };
@@ -52,5 +63,11 @@ export interface Verification {
 export async function verifyTrace(deps: Deps, principal: Principal, traceId: string): Promise<Verification> {
   const { events } = await getTrace(deps, principal, traceId);
   const result = verifyChain(events.map(chainedFields));
-  return { traceId, valid: result.valid, eventCount: events.length, verifiedAt: deps.clock.now(), firstInvalidEventId: result.firstInvalidEventId };
+  return {
+    traceId,
+    valid: result.valid,
+    eventCount: events.length,
+    verifiedAt: deps.clock.now(),
+    firstInvalidEventId: result.firstInvalidEventId,
+  };
 }

@@ -26,7 +26,10 @@ export async function announceAuditBatches(deps: Deps): Promise<number> {
   let announced = 0;
   for (const { tenantId, since } of subscribers) {
     const sent = await deps.database.db.transaction(async (tx) => {
-      await tx.insert(auditBatchCursors).values({ tenantId, reachedAt: since ?? to }).onConflictDoNothing();
+      await tx
+        .insert(auditBatchCursors)
+        .values({ tenantId, reachedAt: since ?? to })
+        .onConflictDoNothing();
       const [cursor] = await tx.select().from(auditBatchCursors).where(eq(auditBatchCursors.tenantId, tenantId)).for('update');
       const from = cursor!.reachedAt;
       if (from >= to) return false;

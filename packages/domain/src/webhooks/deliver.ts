@@ -58,13 +58,26 @@ export async function deliverWebhook(deps: Deps, effect: DueEffect): Promise<voi
   if (delivery.early) return;
   if (!delivery.is_active) {
     // Inactive endpoints receive nothing; what was queued for them is given up, not held.
-    await record(deps, effect.id, delivery, { status: 'failed', attempts: delivery.attempts, nextRetryAt: null }, { httpStatus: null, error: 'endpoint is inactive' }, null);
+    await record(
+      deps,
+      effect.id,
+      delivery,
+      { status: 'failed', attempts: delivery.attempts, nextRetryAt: null },
+      { httpStatus: null, error: 'endpoint is inactive' },
+      null,
+    );
     return;
   }
 
   const envelope = delivery.payload;
   // The envelope's fields in the spec's order; the signature covers exactly these bytes.
-  const body = JSON.stringify({ id: envelope.id, event: envelope.event, timestamp: envelope.timestamp, tenant_id: envelope.tenant_id, data: envelope.data });
+  const body = JSON.stringify({
+    id: envelope.id,
+    event: envelope.event,
+    timestamp: envelope.timestamp,
+    tenant_id: envelope.tenant_id,
+    data: envelope.data,
+  });
   const result = await deps.webhooks.transport.post({
     url: delivery.url,
     body,
@@ -74,7 +87,8 @@ export async function deliverWebhook(deps: Deps, effect: DueEffect): Promise<voi
   const finishedAt = deps.clock.now();
   const next = afterAttempt(delivery.attempts, result.ok, deps.webhooks.retryDelaysMs, finishedAt);
   // Counted once committed, and by the one run that recorded the attempt.
-  if (await record(deps, effect.id, delivery, next, result, next.status === 'delivered' ? finishedAt : null)) deps.observe.deliveryAttempted(next.status);
+  if (await record(deps, effect.id, delivery, next, result, next.status === 'delivered' ? finishedAt : null))
+    deps.observe.deliveryAttempted(next.status);
 }
 
 async function record(

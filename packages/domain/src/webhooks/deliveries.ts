@@ -17,7 +17,12 @@ export interface WebhookDeliveryFilters {
 }
 
 /** An endpoint's most recent deliveries, newest first; 404 when the endpoint is not the tenant's. */
-export async function listWebhookDeliveries(deps: Deps, principal: Principal, endpointId: string, filters: WebhookDeliveryFilters): Promise<WebhookDeliveryRow[]> {
+export async function listWebhookDeliveries(
+  deps: Deps,
+  principal: Principal,
+  endpointId: string,
+  filters: WebhookDeliveryFilters,
+): Promise<WebhookDeliveryRow[]> {
   await getWebhookEndpoint(deps, principal, endpointId);
   return deps.database.db
     .select()

@@ -25,7 +25,11 @@ export interface WebhookEndpointPatch {
 export const webhookEndpointInTenant = (principal: Principal, id: string): SQL =>
   and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.tenantId, principal.tenantId))!;
 
-export async function createWebhookEndpoint(deps: Deps, principal: Principal, input: CreateWebhookEndpointInput): Promise<WebhookEndpointRow> {
+export async function createWebhookEndpoint(
+  deps: Deps,
+  principal: Principal,
+  input: CreateWebhookEndpointInput,
+): Promise<WebhookEndpointRow> {
   await assertWebhookTarget(input.url, deps.mode);
   const now = deps.clock.now();
   const [row] = await deps.database.db
@@ -60,7 +64,12 @@ export async function getWebhookEndpoint(deps: Deps, principal: Principal, id: s
 }
 
 /** Changes only the given fields; a new URL must pass the same target check as on create. */
-export async function updateWebhookEndpoint(deps: Deps, principal: Principal, id: string, patch: WebhookEndpointPatch): Promise<WebhookEndpointRow> {
+export async function updateWebhookEndpoint(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  patch: WebhookEndpointPatch,
+): Promise<WebhookEndpointRow> {
   if (patch.url !== undefined) await assertWebhookTarget(patch.url, deps.mode);
   const [row] = await deps.database.db
     .update(webhookEndpoints)

@@ -31,13 +31,15 @@ export async function fanOutAuditEvents(deps: Deps, row: DueEffect): Promise<num
       .where(and(eq(traceEvents.traceId, traceId), eq(traceEvents.tenantId, row.tenantId), between(traceEvents.seq, fromSeq, toSeq)))
       .orderBy(asc(traceEvents.seq));
     const now = deps.clock.now().toISOString();
-    const envelopes = events.map(({ event, agentId }): Envelope => ({
-      id: randomUUID(),
-      event: 'audit.event',
-      timestamp: now,
-      tenant_id: row.tenantId,
-      data: { event: presentAuditExportRow(event, agentId) },
-    }));
+    const envelopes = events.map(
+      ({ event, agentId }): Envelope => ({
+        id: randomUUID(),
+        event: 'audit.event',
+        timestamp: now,
+        tenant_id: row.tenantId,
+        data: { event: presentAuditExportRow(event, agentId) },
+      }),
+    );
     const created = await createDeliveries(tx, deps, row.tenantId, envelopes);
     await completeEffect(tx, row.id);
     return created;
@@ -49,7 +51,13 @@ async function createDeliveries(tx: Tx, deps: Deps, tenantId: string, envelopes:
   const endpoints = await tx
     .select({ id: webhookEndpoints.id })
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.tenantId, tenantId), eq(webhookEndpoints.isActive, true), arrayContains(webhookEndpoints.events, ['audit.event'])));
+    .where(
+      and(
+        eq(webhookEndpoints.tenantId, tenantId),
+        eq(webhookEndpoints.isActive, true),
+        arrayContains(webhookEndpoints.events, ['audit.event']),
+      ),
+    );
   if (endpoints.length === 0) return 0;
 
   const now = deps.clock.now();
@@ -65,6 +73,12 @@ async function createDeliveries(tx: Tx, deps: Deps, tenantId: string, envelopes:
     })),
   );
   await tx.insert(webhookDeliveries).values(deliveries);
-  await tx.insert(outbox).values(outboxRows(tenantId, deliveries.map((d) => ({ kind: 'webhook_delivery', deliveryId: d.id })), now));
+  await tx.insert(outbox).values(
+    outboxRows(
+      tenantId,
+      deliveries.map((d) => ({ kind: 'webhook_delivery', deliveryId: d.id })),
+      now,
+    ),
+  );
   return deliveries.length;
 }

@@ -5,7 +5,13 @@ import { deliveryHeaders } from './signing.js';
 
 const secret = '3f1c9a7e5b2d4f6081a3c5e7f9b1d3e5a7c9e1f3b5d7f9a1c3e5a7b9d1f3e5a7';
 const deliveryId = '0f8e2b7c-5d1a-4c3e-9b6f-2a4d8c1e7f90';
-const body = JSON.stringify({ id: 'evt_1', event: 'test', timestamp: '2026-01-01T00:00:00.000Z', tenant_id: 't1', data: { message: 'héllo ✓' } });
+const body = JSON.stringify({
+  id: 'evt_1',
+  event: 'test',
+  timestamp: '2026-01-01T00:00:00.000Z',
+  tenant_id: 't1',
+  data: { message: 'héllo ✓' },
+});
 
 /**
  * standardwebhooks base64-decodes the secret it is given; ours signs with the secret's

@@ -26,14 +26,10 @@ export const apiKeyRoutes: Routes = async (app, { deps }) => {
       reply.status(201).send({ data: presentIssuedApiKey(await createApiKey(deps, request.principal, request.body)) }),
   );
 
-  app.delete(
-    '/api-keys/:id',
-    { config, schema: { tags, params: IdParams, response: { 204: Type.Null() } } },
-    async (request, reply) => {
-      await deleteApiKey(deps, request.principal, request.params.id);
-      return reply.status(204).send(null);
-    },
-  );
+  app.delete('/api-keys/:id', { config, schema: { tags, params: IdParams, response: { 204: Type.Null() } } }, async (request, reply) => {
+    await deleteApiKey(deps, request.principal, request.params.id);
+    return reply.status(204).send(null);
+  });
 
   app.post(
     '/api-keys/:id/rotate',

@@ -10,7 +10,15 @@ import {
   type Verdict,
 } from '@agov/domain';
 import { ACCESS } from '../../access.js';
-import { Approval, ApprovalCount, ApprovalCountQuery, ApprovalDetail, ApprovalListQuery, ApprovalStatusResponse, DecisionBody } from '../../schemas/approvals.js';
+import {
+  Approval,
+  ApprovalCount,
+  ApprovalCountQuery,
+  ApprovalDetail,
+  ApprovalListQuery,
+  ApprovalStatusResponse,
+  DecisionBody,
+} from '../../schemas/approvals.js';
 import { Data, IdParams, PagedList } from '../../schemas/common.js';
 import type { Routes } from '../types.js';
 
@@ -20,29 +28,48 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
   const tags = ['approvals'];
   const read = { access: ACCESS.approvalsRead };
 
-  app.get('/approvals', { config: read, schema: { tags, querystring: ApprovalListQuery, response: { 200: PagedList(Approval) } } }, async (request) => {
-    const { limit, offset, ...filters } = request.query;
-    const page = await listApprovals(deps, request.principal, filters, { limit, offset });
-    return { data: page.items.map(presentApproval), pagination: { total: page.total, limit, offset } };
-  });
+  app.get(
+    '/approvals',
+    { config: read, schema: { tags, querystring: ApprovalListQuery, response: { 200: PagedList(Approval) } } },
+    async (request) => {
+      const { limit, offset, ...filters } = request.query;
+      const page = await listApprovals(deps, request.principal, filters, { limit, offset });
+      return { data: page.items.map(presentApproval), pagination: { total: page.total, limit, offset } };
+    },
+  );
 
-  app.get('/approvals/count', { config: read, schema: { tags, querystring: ApprovalCountQuery, response: { 200: ApprovalCount } } }, async (request) => ({
-    count: await countApprovals(deps, request.principal, request.query.status),
-  }));
+  app.get(
+    '/approvals/count',
+    { config: read, schema: { tags, querystring: ApprovalCountQuery, response: { 200: ApprovalCount } } },
+    async (request) => ({
+      count: await countApprovals(deps, request.principal, request.query.status),
+    }),
+  );
 
-  app.get('/approvals/:id', { config: read, schema: { tags, params: IdParams, response: { 200: Data(ApprovalDetail) } } }, async (request) => ({
-    data: presentApprovalDetail(await getApprovalDetail(deps, request.principal, request.params.id)),
-  }));
+  app.get(
+    '/approvals/:id',
+    { config: read, schema: { tags, params: IdParams, response: { 200: Data(ApprovalDetail) } } },
+    async (request) => ({
+      data: presentApprovalDetail(await getApprovalDetail(deps, request.principal, request.params.id)),
+    }),
+  );
 
-  app.get('/approvals/:id/status', { config: read, schema: { tags, params: IdParams, response: { 200: ApprovalStatusResponse } } }, async (request) =>
-    presentApprovalStatus(await getApproval(deps, request.principal, request.params.id)),
+  app.get(
+    '/approvals/:id/status',
+    { config: read, schema: { tags, params: IdParams, response: { 200: ApprovalStatusResponse } } },
+    async (request) => presentApprovalStatus(await getApproval(deps, request.principal, request.params.id)),
   );
 
   for (const verdict of VERDICTS) {
     app.post(
       `/approvals/:id/${verdict}`,
-      { config: { access: ACCESS.approvalsDecide }, schema: { tags, params: IdParams, body: DecisionBody, response: { 200: Data(Approval) } } },
-      async (request) => ({ data: presentApproval(await decideApproval(deps, request.principal, request.params.id, verdict, request.body)) }),
+      {
+        config: { access: ACCESS.approvalsDecide },
+        schema: { tags, params: IdParams, body: DecisionBody, response: { 200: Data(Approval) } },
+      },
+      async (request) => ({
+        data: presentApproval(await decideApproval(deps, request.principal, request.params.id, verdict, request.body)),
+      }),
     );
   }
 };

@@ -64,7 +64,10 @@ export const authRoutes: Routes = async (app, { deps, config }) => {
               user: Type.Union([User, Type.Null()]),
               tenant: Tenant,
               role: Type.Union([Type.String(), Type.Null()]),
-              api_key: Type.Union([Type.Object({ id: Type.String(), name: Type.String(), scopes: Type.Array(Type.String()) }), Type.Null()]),
+              api_key: Type.Union([
+                Type.Object({ id: Type.String(), name: Type.String(), scopes: Type.Array(Type.String()) }),
+                Type.Null(),
+              ]),
             }),
           ),
         },

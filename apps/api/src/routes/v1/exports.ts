@@ -34,12 +34,21 @@ export const exportRoutes: Routes = async (app, { deps, config }) => {
   const access = ACCESS.bulkExport;
 
   // A fixed path: the router prefers it to `/traces/:traceId` whatever the registration order.
-  app.get('/traces/export', { config: { access }, schema: { tags: ['traces'], querystring: TraceExportQuery, produces: ['text/csv'] } }, async (request, reply) => {
-    const { from, to, agent_id } = request.query;
-    const range = timeRange({ from, to });
-    const { total, pages } = await exportTraces(deps, request.principal, { ...range, ...(agent_id ? { agent_id } : {}) }, config.exportMaxRows);
-    return download(reply, { name: `traces-${rangeName(range)}.csv`, type: CSV, total, chunks: csvChunks(TRACE_EXPORT_COLUMNS, pages) });
-  });
+  app.get(
+    '/traces/export',
+    { config: { access }, schema: { tags: ['traces'], querystring: TraceExportQuery, produces: ['text/csv'] } },
+    async (request, reply) => {
+      const { from, to, agent_id } = request.query;
+      const range = timeRange({ from, to });
+      const { total, pages } = await exportTraces(
+        deps,
+        request.principal,
+        { ...range, ...(agent_id ? { agent_id } : {}) },
+        config.exportMaxRows,
+      );
+      return download(reply, { name: `traces-${rangeName(range)}.csv`, type: CSV, total, chunks: csvChunks(TRACE_EXPORT_COLUMNS, pages) });
+    },
+  );
 
   app.get(
     '/audit/export',

@@ -32,14 +32,13 @@ export const policyRoutes: Routes = async (app, { deps }) => {
   app.post(
     '/policies',
     { config: write, schema: { tags, body: CreatePolicyBody, response: { 201: Data(PolicyRule) } } },
-    async (request, reply) => reply.status(201).send({ data: presentPolicy(await createPolicyRule(deps, request.principal, request.body)) }),
+    async (request, reply) =>
+      reply.status(201).send({ data: presentPolicy(await createPolicyRule(deps, request.principal, request.body)) }),
   );
 
-  app.get(
-    '/policies/:id',
-    { config: read, schema: { tags, params: IdParams, response: { 200: Data(PolicyRule) } } },
-    async (request) => ({ data: presentPolicy(await getPolicyRule(deps, request.principal, request.params.id)) }),
-  );
+  app.get('/policies/:id', { config: read, schema: { tags, params: IdParams, response: { 200: Data(PolicyRule) } } }, async (request) => ({
+    data: presentPolicy(await getPolicyRule(deps, request.principal, request.params.id)),
+  }));
 
   app.patch(
     '/policies/:id',

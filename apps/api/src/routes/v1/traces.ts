@@ -11,60 +11,67 @@ import {
 } from '@agov/domain';
 import { ACCESS } from '../../access.js';
 import { PagedList } from '../../schemas/common.js';
-import {
-  OutcomeBody,
-  TraceDetail,
-  TraceExport,
-  TraceIdParams,
-  TraceListItem,
-  TraceListQuery,
-  Verification,
-} from '../../schemas/traces.js';
+import { OutcomeBody, TraceDetail, TraceExport, TraceIdParams, TraceListItem, TraceListQuery, Verification } from '../../schemas/traces.js';
 import type { Routes } from '../types.js';
 
 export const traceRoutes: Routes = async (app, { deps }) => {
   const read = { access: ACCESS.tracesRead };
   const tags = ['traces'];
 
-  app.get('/traces', { config: read, schema: { tags, querystring: TraceListQuery, response: { 200: PagedList(TraceListItem) } } }, async (request) => {
-    const { limit, offset, from, to, ...filters } = request.query;
-    const page = await listTraces(deps, request.principal, { ...filters, ...timeRange({ from, to }) }, { limit, offset });
-    return { data: page.items.map(presentTraceListItem), pagination: { total: page.total, limit, offset } };
-  });
+  app.get(
+    '/traces',
+    { config: read, schema: { tags, querystring: TraceListQuery, response: { 200: PagedList(TraceListItem) } } },
+    async (request) => {
+      const { limit, offset, from, to, ...filters } = request.query;
+      const page = await listTraces(deps, request.principal, { ...filters, ...timeRange({ from, to }) }, { limit, offset });
+      return { data: page.items.map(presentTraceListItem), pagination: { total: page.total, limit, offset } };
+    },
+  );
 
-  app.get('/traces/:traceId', { config: read, schema: { tags, params: TraceIdParams, response: { 200: TraceDetail } } }, async (request) => {
-    const { trace, events, approvals } = await getTrace(deps, request.principal, request.params.traceId);
-    return {
-      ...presentTraceRecord(trace),
-      events: events.map(presentEvent),
-      approval_requests: approvals.map((approval) => ({
-        id: approval.id,
-        status: approval.status,
-        approver_name: approval.approverName,
-        decided_at: approval.decidedAt?.toISOString() ?? null,
-      })),
-    };
-  });
+  app.get(
+    '/traces/:traceId',
+    { config: read, schema: { tags, params: TraceIdParams, response: { 200: TraceDetail } } },
+    async (request) => {
+      const { trace, events, approvals } = await getTrace(deps, request.principal, request.params.traceId);
+      return {
+        ...presentTraceRecord(trace),
+        events: events.map(presentEvent),
+        approval_requests: approvals.map((approval) => ({
+          id: approval.id,
+          status: approval.status,
+          approver_name: approval.approverName,
+          decided_at: approval.decidedAt?.toISOString() ?? null,
+        })),
+      };
+    },
+  );
 
   app.post(
     '/traces/:traceId/outcome',
-    { config: { access: ACCESS.tracesOutcome }, schema: { tags, params: TraceIdParams, body: OutcomeBody, response: { 204: { type: 'null' } } } },
+    {
+      config: { access: ACCESS.tracesOutcome },
+      schema: { tags, params: TraceIdParams, body: OutcomeBody, response: { 204: { type: 'null' } } },
+    },
     async (request, reply) => {
       await recordOutcome(deps, request.principal, request.params.traceId, request.body);
       return reply.status(204).send();
     },
   );
 
-  app.get('/traces/:traceId/verify', { config: read, schema: { tags, params: TraceIdParams, response: { 200: Verification } } }, async (request) => {
-    const result = await verifyTrace(deps, request.principal, request.params.traceId);
-    return {
-      trace_id: result.traceId,
-      valid: result.valid,
-      event_count: result.eventCount,
-      verified_at: result.verifiedAt.toISOString(),
-      ...(result.firstInvalidEventId ? { first_invalid_event: result.firstInvalidEventId } : {}),
-    };
-  });
+  app.get(
+    '/traces/:traceId/verify',
+    { config: read, schema: { tags, params: TraceIdParams, response: { 200: Verification } } },
+    async (request) => {
+      const result = await verifyTrace(deps, request.principal, request.params.traceId);
+      return {
+        trace_id: result.traceId,
+        valid: result.valid,
+        event_count: result.eventCount,
+        verified_at: result.verifiedAt.toISOString(),
+        ...(result.firstInvalidEventId ? { first_invalid_event: result.firstInvalidEventId } : {}),
+      };
+    },
+  );
 
   app.get(
     '/traces/:traceId/export',

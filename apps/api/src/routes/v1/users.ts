@@ -19,10 +19,8 @@ export const userRoutes: Routes = async (app, { deps }) => {
     },
   );
 
-  app.post(
-    '/users',
-    { config, schema: { tags, body: CreateUserBody, response: { 201: Data(User) } } },
-    async (request, reply) => reply.status(201).send({ data: presentUser(await createUser(deps, request.principal, request.body)) }),
+  app.post('/users', { config, schema: { tags, body: CreateUserBody, response: { 201: Data(User) } } }, async (request, reply) =>
+    reply.status(201).send({ data: presentUser(await createUser(deps, request.principal, request.body)) }),
   );
 
   app.patch(
@@ -31,12 +29,8 @@ export const userRoutes: Routes = async (app, { deps }) => {
     async (request) => ({ data: presentUser(await updateUser(deps, request.principal, request.params.id, request.body)) }),
   );
 
-  app.delete(
-    '/users/:id',
-    { config, schema: { tags, params: IdParams, response: { 204: Type.Null() } } },
-    async (request, reply) => {
-      await deleteUser(deps, request.principal, request.params.id);
-      return reply.status(204).send(null);
-    },
-  );
+  app.delete('/users/:id', { config, schema: { tags, params: IdParams, response: { 204: Type.Null() } } }, async (request, reply) => {
+    await deleteUser(deps, request.principal, request.params.id);
+    return reply.status(204).send(null);
+  });
 };

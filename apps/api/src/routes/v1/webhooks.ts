@@ -49,7 +49,9 @@ export const webhookRoutes: Routes = async (app, { deps }) => {
   app.patch(
     '/webhooks/:id',
     { config, schema: { tags, params: IdParams, body: UpdateWebhookBody, response: { 200: Data(WebhookEndpoint) } } },
-    async (request) => ({ data: presentWebhookEndpoint(await updateWebhookEndpoint(deps, request.principal, request.params.id, request.body)) }),
+    async (request) => ({
+      data: presentWebhookEndpoint(await updateWebhookEndpoint(deps, request.principal, request.params.id, request.body)),
+    }),
   );
 
   app.delete('/webhooks/:id', { config, schema: { tags, params: IdParams, response: { 204: Type.Null() } } }, async (request, reply) => {
