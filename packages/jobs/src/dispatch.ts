@@ -11,7 +11,6 @@ export interface DispatchOptions {
 }
 
 export interface Dispatch {
-  readonly relay: OutboxRelay;
   /** Jobs waiting in each queue of the backend, for the metrics. */
   depths(): Promise<Record<QueueName, number>>;
   /** Stops claiming, lets running jobs finish, and closes the backend. */
@@ -39,7 +38,6 @@ export async function startDispatch(deps: Deps, backend: JobBackend, options: Di
   await backend.schedule('audit_batch', options.auditBatchIntervalMs);
   relay.start();
   return {
-    relay,
     depths: () => backend.depths(),
     async close() {
       await relay.stop();
