@@ -1,50 +1,96 @@
-export * from './access.js';
-export * from './clock.js';
-export * from './deps.js';
-export * from './errors.js';
-export * from './invalidation.js';
-export * from './observer.js';
-export * from './pagination.js';
-export * from './secrets.js';
-export * from './identity/accounts.js';
-export * from './identity/api-key-cache.js';
-export * from './identity/api-keys.js';
-export * from './identity/sessions.js';
-export * from './identity/users.js';
-export * from './outbox.js';
-export * from './db-errors.js';
-export * from './policy/conditions.js';
-export * from './policy/decision-inputs.js';
-export * from './presenters/index.js';
-export * from './policy/glob.js';
-export * from './policy/matching.js';
-export * from './policy/risk.js';
-export * from './audit/hash-chain.js';
-export * from './agents/vocabulary.js';
-export * from './agents/agents.js';
-export * from './agents/lifecycle.js';
-export * from './agents/stats.js';
-export * from './policy/rules.js';
-export * from './audit/events.js';
-export * from './evaluation/decide.js';
-export * from './evaluation/evaluate.js';
-export * from './evaluation/events.js';
-export * from './traces/traces.js';
-export * from './time-range.js';
-export * from './traces/chain.js';
-export * from './traces/outcome.js';
-export * from './approvals/events.js';
-export * from './approvals/approvals.js';
-export * from './approvals/decisions.js';
-export * from './exports/exports.js';
-export * from './exports/formats.js';
-export * from './webhooks/transport.js';
-export * from './webhooks/targets.js';
-export * from './webhooks/signing.js';
-export * from './webhooks/endpoints.js';
-export * from './webhooks/deliveries.js';
-export * from './webhooks/retry.js';
-export * from './webhooks/fan-out.js';
-export * from './webhooks/deliver.js';
-export * from './webhooks/audit-batch.js';
-export * from './approvals/scheduled-expiry.js';
+// Wiring: what the runtime builds once and passes to every domain call.
+export { ApiKeyCache } from './identity/api-key-cache.js';
+export { systemClock, type Clock } from './clock.js';
+export type { Deps } from './deps.js';
+export { applyInvalidation, INVALIDATION_CHANNEL, type Invalidation } from './invalidation.js';
+export type { Observer } from './observer.js';
+export { DecisionInputsCache } from './policy/decision-inputs.js';
+
+// Errors: the spec's error codes and the HTTP status each maps to.
+export { AppError, codeToStatus, type ErrorCode } from './errors.js';
+
+// Access and identity: who is calling, what they may do, and their accounts and keys.
+export { authorize, ROLES, SCOPES, type Access, type Principal } from './access.js';
+export { login, signup, whoAmI } from './identity/accounts.js';
+export { authenticateApiKey, createApiKey, deleteApiKey, listApiKeys, rotateApiKey } from './identity/api-keys.js';
+export { developmentPrincipal, endSession, resolveSession } from './identity/sessions.js';
+export { createUser, deleteUser, listUsers, updateUser } from './identity/users.js';
+
+// Agents: the registry, its vocabulary and the lifecycle state machine.
+export { createAgent, listAgents, updateAgent } from './agents/agents.js';
+export { moveAgent, type LifecycleAction } from './agents/lifecycle.js';
+export { getAgentWithStats } from './agents/stats.js';
+export {
+  AGENT_ENVIRONMENTS,
+  AUTHORITY_MODELS,
+  AUTONOMY_TIERS,
+  DATA_CLASSIFICATIONS,
+  DELEGATION_MODELS,
+  IDENTITY_MODES,
+  LIFECYCLE_STATES,
+} from './agents/vocabulary.js';
+
+// Policies: the rule store and the effects a rule can have.
+export type { PolicyEffect } from './policy/matching.js';
+export {
+  createPolicyRule,
+  deactivatePolicyRule,
+  getPolicyRule,
+  listPolicyRules,
+  listPolicyVersions,
+  POLICY_EFFECTS,
+  updatePolicyRule,
+} from './policy/rule-store.js';
+
+// Evaluation: the decision with its trace, and the dry run that writes nothing.
+export { dryRun } from './evaluation/decide.js';
+export { evaluate } from './evaluation/evaluate.js';
+
+// Approvals: reading requests, a reviewer's decision, and expiry.
+export { countApprovals, getApproval, getApprovalDetail, listApprovals } from './approvals/approvals.js';
+export type { Verdict } from './approvals/decision-events.js';
+export { decideApproval, expireApproval, expireDueApprovals } from './approvals/decisions.js';
+export { expireOnSchedule } from './approvals/scheduled-expiry.js';
+
+// Traces and exports: reading and verifying traces, recording outcomes, bulk export.
+export { exportAuditEvents, exportTraces } from './exports/exports.js';
+export { csvChunks, jsonArrayChunks } from './exports/formats.js';
+export { dayOf, timeRange, type TimeRange } from './time-range.js';
+export { recordOutcome } from './traces/outcome.js';
+export { getTrace, listTraces, verifyTrace } from './traces/traces.js';
+
+// Webhooks and the outbox: endpoints, deliveries, and the jobs that send them.
+export { WEBHOOK_EVENTS, type DueEffect, type EffectKind } from './outbox.js';
+export { announceAuditBatches } from './webhooks/audit-batch.js';
+export { deliverWebhook } from './webhooks/deliver.js';
+export { listWebhookDeliveries, sendTestWebhook, WEBHOOK_DELIVERY_STATUSES } from './webhooks/deliveries.js';
+export {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookEndpoints,
+  updateWebhookEndpoint,
+} from './webhooks/endpoints.js';
+export { fanOutAuditEvents } from './webhooks/fan-out.js';
+export { blockedAddressReason } from './webhooks/targets.js';
+export type { OutboundRequest, OutboundResult, WebhookTransport } from './webhooks/transport.js';
+
+// Presenters: row → the exact JSON the spec shows, shared by the API and webhook payloads.
+export { presentAgent, presentAgentDetail } from './presenters/agents.js';
+export { presentApproval, presentApprovalDetail, presentApprovalStatus } from './presenters/approvals.js';
+export { presentApiKey, presentIssuedApiKey, presentTenant, presentUser } from './presenters/identity.js';
+export { presentPolicy, presentPolicyVersion } from './presenters/policies.js';
+export {
+  AUDIT_EXPORT_COLUMNS,
+  presentEvent,
+  presentTraceExport,
+  presentTraceListItem,
+  presentTraceRecord,
+  TRACE_EXPORT_COLUMNS,
+} from './presenters/traces.js';
+export {
+  presentCreatedWebhookEndpoint,
+  presentWebhookDelivery,
+  presentWebhookEndpoint,
+  presentWebhookTestResult,
+} from './presenters/webhooks.js';

@@ -45,10 +45,6 @@ export const AGENT_TRANSITIONS = {
 
 export type LifecycleAction = keyof typeof AGENT_TRANSITIONS;
 
-export const suspendAgent = (deps: Deps, principal: Principal, id: string) => moveAgent(deps, principal, id, 'suspend');
-export const revokeAgent = (deps: Deps, principal: Principal, id: string) => moveAgent(deps, principal, id, 'revoke');
-export const reactivateAgent = (deps: Deps, principal: Principal, id: string) => moveAgent(deps, principal, id, 'reactivate');
-
 export async function moveAgent(deps: Deps, principal: Principal, id: string, action: LifecycleAction): Promise<AgentRow> {
   const transition: Transition = AGENT_TRANSITIONS[action];
   const now = deps.clock.now();

@@ -1,13 +1,13 @@
 import { and, asc, eq, gt, lte } from 'drizzle-orm';
 import { approvalRequests, type Tx, type ApprovalRow, type TraceRow } from '@agov/db';
 import { actorName, type Principal } from '../access.js';
-import type { NewEvent } from '../audit/events.js';
+import type { NewEvent } from '../audit/chain-events.js';
 import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../errors.js';
 import { recordEffects } from '../outbox.js';
 import { presentApproval } from '../presenters/approvals.js';
 import { appendToTrace, lockTrace } from '../traces/chain.js';
-import { decisionEvents, expiryEvents, VERDICTS, type Verdict } from './events.js';
+import { decisionEvents, expiryEvents, VERDICTS, type Verdict } from './decision-events.js';
 
 export interface DecisionInput {
   approver_name: string;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { approvalRequests, jsonRows, outbox, traceEvents, traces, type ApprovalRow, type TraceRow } from '@agov/db';
 import type { Principal } from '../access.js';
-import { chainEvents, EMPTY_CHAIN } from '../audit/events.js';
+import { chainEvents, EMPTY_CHAIN } from '../audit/chain-events.js';
 import type { Deps } from '../deps.js';
 import { outboxRows, type Effect } from '../outbox.js';
 import type { DecisionInputs } from '../policy/decision-inputs.js';
@@ -9,7 +9,7 @@ import type { PolicyEffect } from '../policy/matching.js';
 import { riskClassification, type RiskClassification } from '../policy/risk.js';
 import { presentApproval } from '../presenters/approvals.js';
 import { decide, loadDecisionInputs, type Decision, type EvaluationRequest } from './decide.js';
-import { evaluationEvents } from './events.js';
+import { evaluationEvents } from './evaluation-events.js';
 
 /** Approvals live this long unless the deciding rule sets `max_session_ttl`. */
 export const DEFAULT_APPROVAL_TTL_SECONDS = 86_400;

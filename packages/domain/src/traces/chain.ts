@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { traceEvents, traces, type Tx, type TraceRow } from '@agov/db';
-import { chainEvents, type NewEvent } from '../audit/events.js';
+import { chainEvents, type NewEvent } from '../audit/chain-events.js';
 import type { Effect } from '../outbox.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { Principal } from '../access.js';
-import type { NewEvent } from '../audit/events.js';
+import type { NewEvent } from '../audit/chain-events.js';
 import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../errors.js';
-import { ACTORS } from '../evaluation/events.js';
+import { ACTORS } from '../evaluation/evaluation-events.js';
 import { recordEffects } from '../outbox.js';
 import { appendToTrace, lockTrace } from './chain.js';
 import type { TraceRow } from '@agov/db';

@@ -1,6 +1,6 @@
-import { dryRun, evaluate } from '@agov/domain';
+import { evaluate } from '@agov/domain';
 import { ACCESS } from '../../access.js';
-import { DryRunBody, DryRunResponse, EvaluateBody, EvaluateResponse } from '../../schemas/evaluation.js';
+import { EvaluateBody, EvaluateResponse } from '../../schemas/evaluation.js';
 import type { Routes } from '../types.js';
 
 export const evaluationRoutes: Routes = async (app, { deps }) => {
@@ -17,20 +17,6 @@ export const evaluationRoutes: Routes = async (app, { deps }) => {
         reason: result.reason,
         policy_rule_id: result.policyRuleId,
         ...(result.risk ? { risk_classification: result.risk } : {}),
-      };
-    },
-  );
-
-  app.post(
-    '/policies/test',
-    { config: { access: ACCESS.policiesRead }, schema: { tags: ['policies'], body: DryRunBody, response: { 200: DryRunResponse } } },
-    async (request) => {
-      const decision = await dryRun(deps, request.principal.tenantId, request.body);
-      return {
-        effect: decision.effect,
-        rule_id: decision.rule?.id ?? null,
-        rationale: decision.reason,
-        policy_version: decision.rule?.policyVersion ?? null,
       };
     },
   );

@@ -1,6 +1,7 @@
 import {
   createPolicyRule,
   deactivatePolicyRule,
+  dryRun,
   getPolicyRule,
   listPolicyRules,
   listPolicyVersions,
@@ -11,6 +12,7 @@ import {
 import { Type } from '@sinclair/typebox';
 import { ACCESS } from '../../access.js';
 import { Data, IdParams, PagedList, PageQuery } from '../../schemas/common.js';
+import { DryRunBody, DryRunResponse } from '../../schemas/evaluation.js';
 import { CreatePolicyBody, PolicyListQuery, PolicyRule, PolicyVersion, UpdatePolicyBody } from '../../schemas/policies.js';
 import type { Routes } from '../types.js';
 
@@ -60,4 +62,14 @@ export const policyRoutes: Routes = async (app, { deps }) => {
       return { data: page.items.map(presentPolicyVersion), pagination: { total: page.total, ...request.query } };
     },
   );
+
+  app.post('/policies/test', { config: read, schema: { tags, body: DryRunBody, response: { 200: DryRunResponse } } }, async (request) => {
+    const decision = await dryRun(deps, request.principal.tenantId, request.body);
+    return {
+      effect: decision.effect,
+      rule_id: decision.rule?.id ?? null,
+      rationale: decision.reason,
+      policy_version: decision.rule?.policyVersion ?? null,
+    };
+  });
 };

@@ -1,4 +1,4 @@
-import type { NewEvent } from '../audit/events.js';
+import type { NewEvent } from '../audit/chain-events.js';
 import type { ActionRequest } from '../policy/matching.js';
 import type { RiskClassification } from '../policy/risk.js';
 import type { Decision } from './decide.js';
