@@ -12,7 +12,7 @@ export interface Started {
 }
 
 /** Spawns a command and waits until its output shows `ready`. */
-async function startProcess(
+export async function startProcess(
   command: string,
   args: string[],
   env: Record<string, string>,
@@ -46,6 +46,29 @@ async function startProcess(
       return exited;
     },
   };
+}
+
+/** Runs a command to its end; resolves with its exit code and everything it printed. */
+export function runToExit(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(command, args, { cwd: root, env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${command} did not end within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
 }
 
 /** The worker app from its sources, as `npm run start:worker` runs it from its build. */
