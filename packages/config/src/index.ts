@@ -28,6 +28,8 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   /** How often `audit.batch` may fire per tenant. */
   readonly auditBatchIntervalMs: number;
+  /** How often a sweep expires approvals past `expires_at`, behind each one's own scheduled expiry. */
+  readonly approvalExpirySweepMs: number;
   /** How often the outbox relay looks for due effects when it last found none. */
   readonly outboxPollMs: number;
   /**
@@ -68,6 +70,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, { min: 1, max: 120_000 }),
     auditBatchIntervalMs: integer(env, 'AUDIT_BATCH_INTERVAL_MS', 300_000, { min: 100, max: 86_400_000 }),
+    approvalExpirySweepMs: integer(env, 'APPROVAL_EXPIRY_SWEEP_MS', 30_000, { min: 100, max: 86_400_000 }),
     outboxPollMs: integer(env, 'OUTBOX_POLL_MS', 250, { min: 10, max: 60_000 }),
     outboxLeaseMs: integer(env, 'OUTBOX_LEASE_MS', 60_000, { min: 1_000, max: 86_400_000 }),
     metricsPort: optionalInteger(env, 'METRICS_PORT', { min: 0, max: 65_535 }),

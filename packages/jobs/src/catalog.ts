@@ -1,6 +1,7 @@
 import {
   announceAuditBatches,
   deliverWebhook,
+  expireDueApprovals,
   expireOnSchedule,
   fanOutAuditEvents,
   type Deps,
@@ -39,6 +40,8 @@ export const HANDLED_KINDS = Object.keys(EFFECT_JOBS) as HandledKind[];
 /** Jobs that run on a timer rather than from the outbox; a missed run is made up by the next. */
 export const PERIODIC_JOBS = {
   audit_batch: { queue: 'effects', run: announceAuditBatches },
+  // A backstop behind each approval's own expiry effect: whatever is past due, 500 a run.
+  approval_expiry_sweep: { queue: 'effects', run: (deps: Deps) => expireDueApprovals(deps) },
 } as const satisfies Record<string, { queue: QueueName; run(deps: Deps): Promise<unknown> }>;
 
 export type PeriodicJob = keyof typeof PERIODIC_JOBS;

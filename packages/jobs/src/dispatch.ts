@@ -1,13 +1,14 @@
 import type { Deps } from '@agov/domain';
 import type { Logger } from 'pino';
 import type { JobBackend } from './backend.js';
-import { EFFECT_JOBS, PERIODIC_JOBS, type QueueName } from './catalog.js';
+import { EFFECT_JOBS, PERIODIC_JOBS, type PeriodicJob, type QueueName } from './catalog.js';
 import { OutboxRelay } from './relay.js';
 
 export interface DispatchOptions {
   pollMs: number;
   leaseMs: number;
-  auditBatchIntervalMs: number;
+  /** How often each periodic job runs. */
+  every: Record<PeriodicJob, number>;
 }
 
 export interface Dispatch {
@@ -35,7 +36,7 @@ export async function startDispatch(deps: Deps, backend: JobBackend, options: Di
       relay.wake();
     },
   });
-  await backend.schedule('audit_batch', options.auditBatchIntervalMs);
+  for (const [job, everyMs] of Object.entries(options.every) as [PeriodicJob, number][]) await backend.schedule(job, everyMs);
   relay.start();
   return {
     depths: () => backend.depths(),

@@ -85,8 +85,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       if (dispatch) return;
       const backend = jobBackendFor(config, role, logger);
       if (!backend) return;
-      const { outboxPollMs: pollMs, outboxLeaseMs: leaseMs, auditBatchIntervalMs } = config;
-      dispatch = await startDispatch(deps, backend, { pollMs, leaseMs, auditBatchIntervalMs }, logger);
+      dispatch = await startDispatch(
+        deps,
+        backend,
+        {
+          pollMs: config.outboxPollMs,
+          leaseMs: config.outboxLeaseMs,
+          every: { audit_batch: config.auditBatchIntervalMs, approval_expiry_sweep: config.approvalExpirySweepMs },
+        },
+        logger,
+      );
       metrics.watchQueues(dispatch);
     },
     metrics,
