@@ -1,24 +1,27 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Client, client } from './client.js';
 import { createTestApp, keyWithScopes, request, signupTenant, TestClock, type TestApp } from './harness.js';
 
 let t: TestApp;
+let api: Client;
 const clock = new TestClock();
 beforeAll(async () => {
   t = await createTestApp({ clock });
+  api = client(t.app);
 });
 afterAll(() => t.close());
 
-const me = (apiKey: string) => request(t.app, { apiKey }, { method: 'GET', url: '/api/v1/auth/me' });
+const me = (apiKey: string) => api.get({ apiKey }, '/api/v1/auth/me');
 
 describe('POST /api/v1/api-keys', () => {
   it('issues an ai_ key shown once, stored only as a hash', async () => {
     const tenant = await signupTenant(t.app);
     const expiresAt = new Date(clock.now().getTime() + 86_400_000).toISOString();
-    const response = await request(t.app, tenant.admin, {
-      method: 'POST',
-      url: '/api/v1/api-keys',
-      payload: { name: 'CI', scopes: ['agents:read', 'policies:read'], expires_at: expiresAt },
+    const response = await api.post(tenant.admin, '/api/v1/api-keys', {
+      name: 'CI',
+      scopes: ['agents:read', 'policies:read'],
+      expires_at: expiresAt,
     });
     expect(response.statusCode).toBe(201);
     const key = response.json().data;
@@ -34,7 +37,7 @@ describe('POST /api/v1/api-keys', () => {
       expires_at: expiresAt,
     });
 
-    const list = await request(t.app, tenant.admin, { method: 'GET', url: '/api/v1/api-keys' });
+    const list = await api.get(tenant.admin, '/api/v1/api-keys');
     expect(list.statusCode).toBe(200);
     expect(list.body).not.toContain(key.key);
     expect(list.json().data.find((k: { id: string }) => k.id === key.id)).not.toHaveProperty('key');
@@ -54,7 +57,7 @@ describe('POST /api/v1/api-keys', () => {
     ['an expiry in the past', { name: 'k', scopes: ['admin'], expires_at: '2001-01-01T00:00:00.000Z' }, 'expires_at'],
   ])('rejects %s with 400', async (_label, payload, field) => {
     const tenant = await signupTenant(t.app);
-    const response = await request(t.app, tenant.admin, { method: 'POST', url: '/api/v1/api-keys', payload });
+    const response = await api.post(tenant.admin, '/api/v1/api-keys', payload);
     expect(response.statusCode).toBe(400);
     expect(response.json().details.fields.map((f: { field: string }) => f.field)).toContain(field);
   });
@@ -65,17 +68,17 @@ describe('key lifecycle', () => {
     const tenant = await signupTenant(t.app);
     const key = await keyWithScopes(t.app, tenant, ['agents:read']);
     expect((await me(key.apiKey)).statusCode).toBe(200);
-    const list = await request(t.app, tenant.admin, { method: 'GET', url: '/api/v1/api-keys' });
+    const list = await api.get(tenant.admin, '/api/v1/api-keys');
     const listed = list.json().data.find((k: { id: string }) => k.id === key.id);
     expect(Date.parse(listed.last_used_at)).toBeGreaterThanOrEqual(clock.now().getTime() - 5_000);
   });
 
   it('rejects an expired key with 401', async () => {
     const tenant = await signupTenant(t.app);
-    const created = await request(t.app, tenant.admin, {
-      method: 'POST',
-      url: '/api/v1/api-keys',
-      payload: { name: 'short-lived', scopes: ['admin'], expires_at: new Date(clock.now().getTime() + 60_000).toISOString() },
+    const created = await api.post(tenant.admin, '/api/v1/api-keys', {
+      name: 'short-lived',
+      scopes: ['admin'],
+      expires_at: new Date(clock.now().getTime() + 60_000).toISOString(),
     });
     const apiKey = created.json().data.key;
     expect((await me(apiKey)).statusCode).toBe(200);
@@ -90,7 +93,7 @@ describe('key lifecycle', () => {
     const key = await keyWithScopes(t.app, tenant, ['agents:read', 'traces:read']);
     expect((await me(key.apiKey)).statusCode).toBe(200);
 
-    const rotated = await request(t.app, tenant.admin, { method: 'POST', url: `/api/v1/api-keys/${key.id}/rotate` });
+    const rotated = await api.post(tenant.admin, `/api/v1/api-keys/${key.id}/rotate`);
     expect(rotated.statusCode).toBe(200);
     const fresh = rotated.json().data;
     expect(fresh).toMatchObject({ id: key.id, name: 'key agents:read traces:read', scopes: ['agents:read', 'traces:read'] });
@@ -107,11 +110,11 @@ describe('key lifecycle', () => {
     const tenant = await signupTenant(t.app);
     const key = await keyWithScopes(t.app, tenant, ['agents:read']);
     expect((await me(key.apiKey)).statusCode).toBe(200);
-    const deleted = await request(t.app, tenant.admin, { method: 'DELETE', url: `/api/v1/api-keys/${key.id}` });
+    const deleted = await api.delete(tenant.admin, `/api/v1/api-keys/${key.id}`);
     expect(deleted.statusCode).toBe(204);
     expect(deleted.body).toBe('');
     expect((await me(key.apiKey)).statusCode).toBe(401);
-    const again = await request(t.app, tenant.admin, { method: 'DELETE', url: `/api/v1/api-keys/${key.id}` });
+    const again = await api.delete(tenant.admin, `/api/v1/api-keys/${key.id}`);
     expect(again.statusCode).toBe(404);
   });
 
@@ -133,13 +136,9 @@ describe('key lifecycle', () => {
   it('an admin-scoped key manages keys; a key without admin scope may not', async () => {
     const tenant = await signupTenant(t.app);
     const admin = await keyWithScopes(t.app, tenant, ['admin']);
-    const created = await request(t.app, admin, {
-      method: 'POST',
-      url: '/api/v1/api-keys',
-      payload: { name: 'by key', scopes: ['evaluate'] },
-    });
+    const created = await api.post(admin, '/api/v1/api-keys', { name: 'by key', scopes: ['evaluate'] });
     expect(created.statusCode).toBe(201);
-    const denied = await request(t.app, tenant.runtimeKey, { method: 'GET', url: '/api/v1/api-keys' });
+    const denied = await api.get(tenant.runtimeKey, '/api/v1/api-keys');
     expect(denied.statusCode).toBe(403);
     expect(denied.json().error).toBe('forbidden');
   });

@@ -29,3 +29,6 @@ export function cacheEntryFor(t: TestApp, agentId: string) {
   expect(cache.get(agentId)).toBeDefined();
   return () => cache.get(agentId);
 }
+
+/** A timestamp as the API writes it: ISO 8601 in UTC with milliseconds. */
+export const ISO_TIME = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

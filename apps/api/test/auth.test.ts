@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, PASSWORD, request, sessionCookie, signupTenant, uniqueEmail, type TestApp } from './harness.js';
+import { type Client, client } from './client.js';
+import { createTestApp, PASSWORD, sessionCookie, signupTenant, uniqueEmail, type TestApp } from './harness.js';
 
 let t: TestApp;
+let api: Client;
 beforeAll(async () => {
   t = await createTestApp();
+  api = client(t.app);
 });
 afterAll(() => t.close());
 
@@ -78,7 +81,7 @@ describe('login, me and logout', () => {
       },
     });
 
-    const me = await request(t.app, { cookie: sessionCookie(login) }, { method: 'GET', url: '/api/v1/auth/me' });
+    const me = await api.get({ cookie: sessionCookie(login) }, '/api/v1/auth/me');
     expect(me.statusCode).toBe(200);
     expect(me.json().data).toMatchObject({ user: { id: tenant.userId }, tenant: { id: tenant.tenantId }, role: 'admin', api_key: null });
   });
@@ -103,18 +106,18 @@ describe('login, me and logout', () => {
 
   it('me with an API key names the key and no user', async () => {
     const tenant = await signupTenant(t.app);
-    const me = await request(t.app, tenant.runtimeKey, { method: 'GET', url: '/api/v1/auth/me' });
+    const me = await api.get(tenant.runtimeKey, '/api/v1/auth/me');
     expect(me.statusCode).toBe(200);
     expect(me.json().data).toMatchObject({ user: null, role: null, tenant: { id: tenant.tenantId }, api_key: { name: 'Agent runtime' } });
   });
 
   it('logout ends the session on the server', async () => {
     const tenant = await signupTenant(t.app);
-    const logout = await request(t.app, tenant.admin, { method: 'POST', url: '/api/v1/auth/logout' });
+    const logout = await api.post(tenant.admin, '/api/v1/auth/logout');
     expect(logout.statusCode).toBe(204);
     expect(logout.body).toBe('');
     // The old cookie is useless even if a client kept it.
-    const me = await request(t.app, tenant.admin, { method: 'GET', url: '/api/v1/auth/me' });
+    const me = await api.get(tenant.admin, '/api/v1/auth/me');
     expect(me.statusCode).toBe(401);
   });
 
@@ -131,7 +134,7 @@ describe('login, me and logout', () => {
   });
 
   it('rejects an unknown session cookie with 401', async () => {
-    const response = await request(t.app, { cookie: 'agov_session=forged' }, { method: 'GET', url: '/api/v1/auth/me' });
+    const response = await api.get({ cookie: 'agov_session=forged' }, '/api/v1/auth/me');
     expect(response.statusCode).toBe(401);
   });
 });

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Client, client } from './client.js';
 import { createTestApp, request, signupTenant, type TestApp } from './harness.js';
 
 let t: TestApp;
+let api: Client;
 beforeAll(async () => {
   t = await createTestApp();
+  api = client(t.app);
 });
 afterAll(() => t.close());
 
@@ -47,18 +50,14 @@ describe('error bodies', () => {
 
   it('answers a body over 1 MiB with 413', async () => {
     const tenant = await signupTenant(t.app);
-    const response = await request(t.app, tenant.admin, {
-      method: 'POST',
-      url: '/api/v1/api-keys',
-      payload: { name: 'x'.repeat(1_100_000), scopes: ['admin'] },
-    });
+    const response = await api.post(tenant.admin, '/api/v1/api-keys', { name: 'x'.repeat(1_100_000), scopes: ['admin'] });
     expect(response.statusCode).toBe(413);
     expect(response.json()).toMatchObject({ error: 'payload_too_large', status: 413, request_id: expect.any(String) });
   });
 
   it('treats a malformed id as a resource that does not exist', async () => {
     const tenant = await signupTenant(t.app);
-    const response = await request(t.app, tenant.admin, { method: 'DELETE', url: '/api/v1/api-keys/not-a-uuid' });
+    const response = await api.delete(tenant.admin, '/api/v1/api-keys/not-a-uuid');
     expect(response.statusCode).toBe(404);
     expect(response.json().error).toBe('not_found');
   });
@@ -70,14 +69,14 @@ describe('error bodies', () => {
     ['limit=ten', 'limit'],
   ])('rejects %s with 400', async (query, field) => {
     const tenant = await signupTenant(t.app);
-    const response = await request(t.app, tenant.admin, { method: 'GET', url: `/api/v1/api-keys?${query}` });
+    const response = await api.get(tenant.admin, `/api/v1/api-keys?${query}`);
     expect(response.statusCode).toBe(400);
     expect(response.json().details.fields[0].field).toBe(field);
   });
 
   it('never lets responses be cached', async () => {
     const tenant = await signupTenant(t.app);
-    const response = await request(t.app, tenant.admin, { method: 'GET', url: '/api/v1/api-keys' });
+    const response = await api.get(tenant.admin, '/api/v1/api-keys');
     expect(response.headers['cache-control']).toBe('no-store');
   });
 });

@@ -1,38 +1,24 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalRequests, outbox } from '@agov/db';
-import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, keyWithScopes, request, signupTenant, type Tenant, type TestApp } from './harness.js';
+import { type Client, client } from './client.js';
+import { action, createPolicy } from './fixtures.js';
+import { createTestApp, keyWithScopes, type TestApp } from './harness.js';
+import { evaluate, eventTypes, tenantWithAgent, traceOf } from './scenarios.js';
 
 let t: TestApp;
+let api: Client;
 beforeAll(async () => {
   t = await createTestApp();
+  api = client(t.app);
 });
 afterAll(() => t.close());
 
-const evaluate = (tenant: Tenant, payload: Record<string, unknown>) =>
-  request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload });
-
-const traceOf = async (tenant: Tenant, traceId: string) => {
-  const response = await request(t.app, tenant.runtimeKey, { method: 'GET', url: `/api/v1/traces/${traceId}` });
-  expect(response.statusCode).toBe(200);
-  return response.json();
-};
-
-const eventTypes = (trace: { events: { event_type: string }[] }) => trace.events.map((e) => e.event_type);
-
-/** A tenant with one agent; `admin` writes, the runtime key evaluates. */
-async function setup(agentOverrides: Record<string, unknown> = {}) {
-  const tenant = await signupTenant(t.app);
-  const agent = await createAgent(t.app, tenant.admin, agentOverrides);
-  return { tenant, agent };
-}
-
 describe('POST /api/v1/evaluate decisions', () => {
   it('allow: returns the rule and rationale; the trace stays in progress', async () => {
-    const { tenant, agent } = await setup();
+    const { tenant, agent } = await tenantWithAgent(t.app);
     const rule = await createPolicy(t.app, tenant.admin, agent.id);
-    const response = await evaluate(tenant, action(agent.id));
+    const response = await evaluate(t.app, tenant, action(agent.id));
     expect(response.statusCode).toBe(200);
     const body = response.json();
     expect(body).toEqual({
@@ -43,7 +29,7 @@ describe('POST /api/v1/evaluate decisions', () => {
       policy_rule_id: rule.id,
     });
 
-    const trace = await traceOf(tenant, body.trace_id);
+    const trace = await traceOf(t.app, tenant, body.trace_id);
     expect(eventTypes(trace)).toEqual(['trace_initiated', 'identity_resolved', 'policy_evaluated', 'operation_allowed']);
     expect(trace).toMatchObject({
       final_outcome: 'in_progress',
@@ -57,9 +43,9 @@ describe('POST /api/v1/evaluate decisions', () => {
   });
 
   it('deny by rule: closes the trace as denied at once', async () => {
-    const { tenant, agent } = await setup();
+    const { tenant, agent } = await tenantWithAgent(t.app);
     const rule = await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'deny', rationale: 'Writes are frozen this week.' });
-    const body = (await evaluate(tenant, action(agent.id))).json();
+    const body = (await evaluate(t.app, tenant, action(agent.id))).json();
     expect(body).toEqual({
       decision: 'deny',
       trace_id: expect.any(String),
@@ -68,7 +54,7 @@ describe('POST /api/v1/evaluate decisions', () => {
       policy_rule_id: rule.id,
     });
 
-    const trace = await traceOf(tenant, body.trace_id);
+    const trace = await traceOf(t.app, tenant, body.trace_id);
     expect(eventTypes(trace)).toEqual(['trace_initiated', 'identity_resolved', 'policy_evaluated', 'operation_denied', 'trace_closed']);
     expect(trace.final_outcome).toBe('denied');
     expect(trace.completed_at).toBe(trace.started_at);
@@ -76,16 +62,16 @@ describe('POST /api/v1/evaluate decisions', () => {
   });
 
   it('default deny when no rule matches', async () => {
-    const { tenant, agent } = await setup();
+    const { tenant, agent } = await tenantWithAgent(t.app);
     await createPolicy(t.app, tenant.admin, agent.id, { target_integration: 'slack' });
-    const body = (await evaluate(tenant, action(agent.id))).json();
+    const body = (await evaluate(t.app, tenant, action(agent.id))).json();
     expect(body).toMatchObject({ decision: 'deny', policy_rule_id: null, approval_request_id: null });
     expect(body.reason).toMatch(/no policy rule matched/i);
-    expect((await traceOf(tenant, body.trace_id)).final_outcome).toBe('denied');
+    expect((await traceOf(t.app, tenant, body.trace_id)).final_outcome).toBe('denied');
   });
 
   it('approval_required: queues an approval and records its effects in the same write', async () => {
-    const { tenant, agent } = await setup({ environment: 'prod' });
+    const { tenant, agent } = await tenantWithAgent(t.app, { environment: 'prod' });
     const rule = await createPolicy(t.app, tenant.admin, agent.id, {
       policy_effect: 'approval_required',
       data_classification: 'confidential',
@@ -93,7 +79,7 @@ describe('POST /api/v1/evaluate decisions', () => {
       max_session_ttl: 600,
     });
     const context = { ticket: 'OPS-42', amount: 1200 };
-    const response = await evaluate(tenant, { ...action(agent.id, { data_classification: 'confidential' }), context });
+    const response = await evaluate(t.app, tenant, { ...action(agent.id, { data_classification: 'confidential' }), context });
     const body = response.json();
     expect(body).toEqual({
       decision: 'approval_required',
@@ -105,7 +91,7 @@ describe('POST /api/v1/evaluate decisions', () => {
       risk_classification: 'critical',
     });
 
-    const trace = await traceOf(tenant, body.trace_id);
+    const trace = await traceOf(t.app, tenant, body.trace_id);
     expect(eventTypes(trace)).toEqual([
       'trace_initiated',
       'identity_resolved',
@@ -114,7 +100,7 @@ describe('POST /api/v1/evaluate decisions', () => {
       'approval_requested',
     ]);
     expect(trace.final_outcome).toBe('in_progress');
-    expect(trace.events[4].approval_request_id).toBe(body.approval_request_id);
+    expect(trace.events[4]!.approval_request_id).toBe(body.approval_request_id);
     expect(trace.approval_requests).toEqual([{ id: body.approval_request_id, status: 'pending', approver_name: null, decided_at: null }]);
 
     const { db } = t.runtime.database;
@@ -142,41 +128,41 @@ describe('POST /api/v1/evaluate decisions', () => {
   });
 
   it('uses the tenant default of 86400 s when the rule sets no time-to-live', async () => {
-    const { tenant, agent } = await setup();
+    const { tenant, agent } = await tenantWithAgent(t.app);
     await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'approval_required' });
-    const body = (await evaluate(tenant, action(agent.id))).json();
+    const body = (await evaluate(t.app, tenant, action(agent.id))).json();
     const [approval] = await t.runtime.database.db.select().from(approvalRequests).where(eq(approvalRequests.id, body.approval_request_id));
     expect(approval!.expiresAt.getTime() - approval!.requestedAt.getTime()).toBe(86_400_000);
   });
 
   it('creates a new trace on every call', async () => {
-    const { tenant, agent } = await setup();
+    const { tenant, agent } = await tenantWithAgent(t.app);
     await createPolicy(t.app, tenant.admin, agent.id);
-    const first = (await evaluate(tenant, action(agent.id))).json();
-    const second = (await evaluate(tenant, action(agent.id))).json();
+    const first = (await evaluate(t.app, tenant, action(agent.id))).json();
+    const second = (await evaluate(t.app, tenant, action(agent.id))).json();
     expect(first.trace_id).not.toBe(second.trace_id);
-    const list = await request(t.app, tenant.runtimeKey, { method: 'GET', url: `/api/v1/traces?agent_id=${agent.id}` });
+    const list = await api.get(tenant.runtimeKey, `/api/v1/traces?agent_id=${agent.id}`);
     expect(list.json().pagination.total).toBe(2);
   });
 });
 
 describe('rule matching', () => {
   it('evaluates higher priority first, whatever the effect', async () => {
-    const { tenant, agent } = await setup();
+    const { tenant, agent } = await tenantWithAgent(t.app);
     await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'deny', priority: 1 });
     const winner = await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'allow', priority: 50 });
-    expect((await evaluate(tenant, action(agent.id))).json()).toMatchObject({ decision: 'allow', policy_rule_id: winner.id });
+    expect((await evaluate(t.app, tenant, action(agent.id))).json()).toMatchObject({ decision: 'allow', policy_rule_id: winner.id });
   });
 
   it('on equal priority the most restrictive effect wins, then the oldest rule', async () => {
-    const { tenant, agent } = await setup();
+    const { tenant, agent } = await tenantWithAgent(t.app);
     await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'allow' });
     const approval = await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'approval_required' });
-    expect((await evaluate(tenant, action(agent.id))).json().policy_rule_id).toBe(approval.id);
+    expect((await evaluate(t.app, tenant, action(agent.id))).json().policy_rule_id).toBe(approval.id);
     const deny = await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'deny' });
-    expect((await evaluate(tenant, action(agent.id))).json().policy_rule_id).toBe(deny.id);
+    expect((await evaluate(t.app, tenant, action(agent.id))).json().policy_rule_id).toBe(deny.id);
     await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'deny', rationale: 'A younger deny rule.' });
-    expect((await evaluate(tenant, action(agent.id))).json().policy_rule_id).toBe(deny.id);
+    expect((await evaluate(t.app, tenant, action(agent.id))).json().policy_rule_id).toBe(deny.id);
   });
 
   it.each([
@@ -190,14 +176,14 @@ describe('rule matching', () => {
     ['classification is exact', { data_classification: 'internal' }, { data_classification: 'restricted' }, false],
     ['operation is exact', { operation: 'write' }, { operation: 'writes' }, false],
   ])('%s', async (_label, rule, request, matches) => {
-    const { tenant, agent } = await setup();
+    const { tenant, agent } = await tenantWithAgent(t.app);
     const created = await createPolicy(t.app, tenant.admin, agent.id, rule);
-    const body = (await evaluate(tenant, action(agent.id, request))).json();
+    const body = (await evaluate(t.app, tenant, action(agent.id, request))).json();
     expect(body.policy_rule_id).toBe(matches ? created.id : null);
   });
 
   it('applies JSON Logic conditions over context, agent and request', async () => {
-    const { tenant, agent } = await setup({ environment: 'test' });
+    const { tenant, agent } = await tenantWithAgent(t.app, { environment: 'test' });
     const rule = await createPolicy(t.app, tenant.admin, agent.id, {
       conditions: {
         and: [
@@ -208,47 +194,43 @@ describe('rule matching', () => {
         ],
       },
     });
-    expect((await evaluate(tenant, { ...action(agent.id), context: { amount: 50 } })).json().policy_rule_id).toBe(rule.id);
-    expect((await evaluate(tenant, { ...action(agent.id), context: { amount: 500 } })).json().policy_rule_id).toBeNull();
-    expect((await evaluate(tenant, action(agent.id))).json().policy_rule_id).toBeNull();
+    expect((await evaluate(t.app, tenant, { ...action(agent.id), context: { amount: 50 } })).json().policy_rule_id).toBe(rule.id);
+    expect((await evaluate(t.app, tenant, { ...action(agent.id), context: { amount: 500 } })).json().policy_rule_id).toBeNull();
+    expect((await evaluate(t.app, tenant, action(agent.id))).json().policy_rule_id).toBeNull();
   });
 
   it('never matches a deleted rule', async () => {
-    const { tenant, agent } = await setup();
+    const { tenant, agent } = await tenantWithAgent(t.app);
     const rule = await createPolicy(t.app, tenant.admin, agent.id);
-    expect((await evaluate(tenant, action(agent.id))).json().decision).toBe('allow');
-    await request(t.app, tenant.admin, { method: 'DELETE', url: `/api/v1/policies/${rule.id}` });
-    expect((await evaluate(tenant, action(agent.id))).json()).toMatchObject({ decision: 'deny', policy_rule_id: null });
+    expect((await evaluate(t.app, tenant, action(agent.id))).json().decision).toBe('allow');
+    await api.delete(tenant.admin, `/api/v1/policies/${rule.id}`);
+    expect((await evaluate(t.app, tenant, action(agent.id))).json()).toMatchObject({ decision: 'deny', policy_rule_id: null });
   });
 
   it('sees a policy change on the very next call', async () => {
-    const { tenant, agent } = await setup();
+    const { tenant, agent } = await tenantWithAgent(t.app);
     const rule = await createPolicy(t.app, tenant.admin, agent.id);
-    expect((await evaluate(tenant, action(agent.id))).json().decision).toBe('allow');
-    const patched = await request(t.app, tenant.admin, {
-      method: 'PATCH',
-      url: `/api/v1/policies/${rule.id}`,
-      payload: { policy_effect: 'deny' },
-    });
+    expect((await evaluate(t.app, tenant, action(agent.id))).json().decision).toBe('allow');
+    const patched = await api.patch(tenant.admin, `/api/v1/policies/${rule.id}`, { policy_effect: 'deny' });
     expect(patched.statusCode).toBe(200);
-    expect((await evaluate(tenant, action(agent.id))).json().decision).toBe('deny');
+    expect((await evaluate(t.app, tenant, action(agent.id))).json().decision).toBe('deny');
     await createPolicy(t.app, tenant.admin, agent.id, { priority: 99, rationale: 'A new, higher rule wins.' });
-    expect((await evaluate(tenant, action(agent.id))).json().reason).toBe('A new, higher rule wins.');
+    expect((await evaluate(t.app, tenant, action(agent.id))).json().reason).toBe('A new, higher rule wins.');
   });
 });
 
 describe('agent lifecycle and risk', () => {
   it.each(['suspend', 'revoke'])('denies every action of an agent after %s, naming the state', async (move) => {
-    const { tenant, agent } = await setup();
+    const { tenant, agent } = await tenantWithAgent(t.app);
     await createPolicy(t.app, tenant.admin, agent.id);
-    expect((await evaluate(tenant, action(agent.id))).json().decision).toBe('allow');
-    expect((await request(t.app, tenant.admin, { method: 'POST', url: `/api/v1/agents/${agent.id}/${move}` })).statusCode).toBe(200);
+    expect((await evaluate(t.app, tenant, action(agent.id))).json().decision).toBe('allow');
+    expect((await api.post(tenant.admin, `/api/v1/agents/${agent.id}/${move}`)).statusCode).toBe(200);
 
-    const body = (await evaluate(tenant, action(agent.id))).json();
+    const body = (await evaluate(t.app, tenant, action(agent.id))).json();
     const state = move === 'suspend' ? 'suspended' : 'revoked';
     expect(body).toMatchObject({ decision: 'deny', policy_rule_id: null, approval_request_id: null });
     expect(body.reason).toContain(state);
-    const trace = await traceOf(tenant, body.trace_id);
+    const trace = await traceOf(t.app, tenant, body.trace_id);
     expect(trace.final_outcome).toBe('denied');
     expect(trace.events[1]).toMatchObject({ event_type: 'identity_resolved', status: state });
   });
@@ -263,23 +245,23 @@ describe('agent lifecycle and risk', () => {
     ['confidential', { environment: 'prod', autonomy_tier: 'high' }, 'critical'],
     ['restricted', { environment: 'prod', autonomy_tier: 'high' }, 'critical'],
   ])('risk of %s data for %o is %s', async (classification, agentTraits, risk) => {
-    const { tenant, agent } = await setup(agentTraits);
+    const { tenant, agent } = await tenantWithAgent(t.app, agentTraits);
     await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'approval_required', data_classification: classification });
-    const body = (await evaluate(tenant, action(agent.id, { data_classification: classification }))).json();
+    const body = (await evaluate(t.app, tenant, action(agent.id, { data_classification: classification }))).json();
     expect(body.risk_classification).toBe(risk);
   });
 });
 
 describe('evaluate errors and access', () => {
   it("answers 404 for an unknown agent and for another tenant's agent, writing nothing", async () => {
-    const { tenant } = await setup();
-    const other = await setup();
+    const { tenant } = await tenantWithAgent(t.app);
+    const other = await tenantWithAgent(t.app);
     for (const agentId of ['6b1e1e0e-0000-4000-8000-000000000000', other.agent.id]) {
-      const response = await evaluate(tenant, action(agentId));
+      const response = await evaluate(t.app, tenant, action(agentId));
       expect(response.statusCode).toBe(404);
       expect(response.json().error).toBe('not_found');
     }
-    const list = await request(t.app, tenant.runtimeKey, { method: 'GET', url: '/api/v1/traces' });
+    const list = await api.get(tenant.runtimeKey, '/api/v1/traces');
     expect(list.json().pagination.total).toBe(0);
   });
 
@@ -290,37 +272,35 @@ describe('evaluate errors and access', () => {
     ['a context that is not an object', { context: 'text' }, 'context'],
     ['an agent id that is not a UUID', { agent_id: 'agent-1' }, 'agent_id'],
   ])('rejects %s with 400', async (_label, change, field) => {
-    const { tenant, agent } = await setup();
-    const response = await evaluate(tenant, { ...action(agent.id), ...change });
+    const { tenant, agent } = await tenantWithAgent(t.app);
+    const response = await evaluate(t.app, tenant, { ...action(agent.id), ...change });
     expect(response.statusCode).toBe(400);
     expect(response.json().details.fields.map((f: { field: string }) => f.field)).toContain(field);
   });
 
   it('rejects a context nested deeper than 32 levels', async () => {
-    const { tenant, agent } = await setup();
+    const { tenant, agent } = await tenantWithAgent(t.app);
     let context: Record<string, unknown> = { leaf: true };
     for (let depth = 0; depth < 40; depth += 1) context = { next: context };
-    const response = await evaluate(tenant, { ...action(agent.id), context });
+    const response = await evaluate(t.app, tenant, { ...action(agent.id), context });
     expect(response.statusCode).toBe(400);
     expect(response.json().details.fields[0].field).toBe('context');
   });
 
   it('needs the evaluate scope; dashboard sessions may not evaluate', async () => {
-    const { tenant, agent } = await setup();
+    const { tenant, agent } = await tenantWithAgent(t.app);
     const reader = await keyWithScopes(t.app, tenant, ['agents:read']);
-    expect((await request(t.app, reader, { method: 'POST', url: '/api/v1/evaluate', payload: action(agent.id) })).statusCode).toBe(403);
-    expect((await request(t.app, tenant.admin, { method: 'POST', url: '/api/v1/evaluate', payload: action(agent.id) })).statusCode).toBe(
-      403,
-    );
-    expect((await request(t.app, null, { method: 'POST', url: '/api/v1/evaluate', payload: action(agent.id) })).statusCode).toBe(401);
+    expect((await api.post(reader, '/api/v1/evaluate', action(agent.id))).statusCode).toBe(403);
+    expect((await api.post(tenant.admin, '/api/v1/evaluate', action(agent.id))).statusCode).toBe(403);
+    expect((await api.post(null, '/api/v1/evaluate', action(agent.id))).statusCode).toBe(401);
   });
 });
 
 describe('POST /api/v1/policies/test (dry run)', () => {
   it('answers what evaluate would decide and writes nothing', async () => {
-    const { tenant, agent } = await setup();
+    const { tenant, agent } = await tenantWithAgent(t.app);
     const rule = await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'approval_required' });
-    const response = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/policies/test', payload: action(agent.id) });
+    const response = await api.post(tenant.runtimeKey, '/api/v1/policies/test', action(agent.id));
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
       effect: 'approval_required',
@@ -329,11 +309,7 @@ describe('POST /api/v1/policies/test (dry run)', () => {
       policy_version: 1,
     });
 
-    const none = await request(t.app, tenant.runtimeKey, {
-      method: 'POST',
-      url: '/api/v1/policies/test',
-      payload: action(agent.id, { operation: 'read' }),
-    });
+    const none = await api.post(tenant.runtimeKey, '/api/v1/policies/test', action(agent.id, { operation: 'read' }));
     expect(none.json()).toEqual({
       effect: 'deny',
       rule_id: null,
@@ -341,7 +317,7 @@ describe('POST /api/v1/policies/test (dry run)', () => {
       policy_version: null,
     });
 
-    const traces = await request(t.app, tenant.runtimeKey, { method: 'GET', url: '/api/v1/traces' });
+    const traces = await api.get(tenant.runtimeKey, '/api/v1/traces');
     expect(traces.json().pagination.total).toBe(0);
     const effects = await t.runtime.database.db
       .select()
@@ -351,19 +327,11 @@ describe('POST /api/v1/policies/test (dry run)', () => {
   });
 
   it('rejects a context (the dry run takes none) and unknown agents', async () => {
-    const { tenant, agent } = await setup();
-    const withContext = await request(t.app, tenant.runtimeKey, {
-      method: 'POST',
-      url: '/api/v1/policies/test',
-      payload: { ...action(agent.id), context: {} },
-    });
+    const { tenant, agent } = await tenantWithAgent(t.app);
+    const withContext = await api.post(tenant.runtimeKey, '/api/v1/policies/test', { ...action(agent.id), context: {} });
     expect(withContext.statusCode).toBe(400);
-    const other = await setup();
-    const foreign = await request(t.app, tenant.runtimeKey, {
-      method: 'POST',
-      url: '/api/v1/policies/test',
-      payload: action(other.agent.id),
-    });
+    const other = await tenantWithAgent(t.app);
+    const foreign = await api.post(tenant.runtimeKey, '/api/v1/policies/test', action(other.agent.id));
     expect(foreign.statusCode).toBe(404);
   });
 });

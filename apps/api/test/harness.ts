@@ -15,14 +15,25 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** A settable clock for tests about expiry. */
+/**
+ * Real time that a test can move forward (expiry), or stop at one instant so that concurrent
+ * calls share a timestamp (export paging); `resume` lets it run again from the offset.
+ */
 export class TestClock implements Clock {
   private offsetMs = 0;
+  private stoppedAt: Date | null = null;
   now() {
-    return new Date(Date.now() + this.offsetMs);
+    return new Date(this.stoppedAt?.getTime() ?? Date.now() + this.offsetMs);
   }
   advance(ms: number) {
     this.offsetMs += ms;
+  }
+  stop() {
+    this.stoppedAt = this.now();
+    return this.stoppedAt;
+  }
+  resume() {
+    this.stoppedAt = null;
   }
 }
 

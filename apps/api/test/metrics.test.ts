@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, ownDatabase, request, signupTenant, type TestApp } from './harness.js';
+import { client } from './client.js';
+import { createTestApp, ownDatabase, signupTenant, type TestApp } from './harness.js';
+import { evaluate } from './scenarios.js';
 
 // Each app has a database of its own, so outbox figures can be compared exactly.
 const appWithMetrics = async (options: { jobs?: boolean; env?: Record<string, string> } = {}) =>
@@ -40,9 +42,9 @@ describe('GET /metrics on METRICS_PORT', () => {
     const tenant = await signupTenant(t.app);
     const agent = await createAgent(t.app, tenant.admin);
     await createPolicy(t.app, tenant.admin, agent.id);
-    const allowed = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: action(agent.id) });
+    const allowed = await evaluate(t.app, tenant, action(agent.id));
     expect(allowed.json().decision).toBe('allow');
-    const invalid = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: {} });
+    const invalid = await evaluate(t.app, tenant, {});
     expect(invalid.statusCode).toBe(400);
 
     const { text } = await scrape(port);
@@ -105,15 +107,14 @@ describe('metrics of a process that dispatches', () => {
   it('counts a delivery attempt the dispatch recorded', async () => {
     const tenant = await signupTenant(t.app);
     // The metrics port answers the delivery's POST with 404: a failed attempt, to be retried.
-    const endpoint = await request(t.app, tenant.admin, {
-      method: 'POST',
-      url: '/api/v1/webhooks',
-      payload: { url: `http://127.0.0.1:${port}/hook`, events: ['approval.requested'] },
+    const endpoint = await client(t.app).post(tenant.admin, '/api/v1/webhooks', {
+      url: `http://127.0.0.1:${port}/hook`,
+      events: ['approval.requested'],
     });
     expect(endpoint.statusCode, endpoint.body).toBe(201);
     const agent = await createAgent(t.app, tenant.admin);
     await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'approval_required' });
-    const evaluated = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: action(agent.id) });
+    const evaluated = await evaluate(t.app, tenant, action(agent.id));
     expect(evaluated.json().decision).toBe('approval_required');
 
     let retrying: number | undefined;

@@ -2,18 +2,8 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox } from '@agov/db';
 import { expectError } from './assertions.js';
-import { action, createAgent, createPolicy } from './fixtures.js';
-import {
-  createTestApp,
-  keyWithScopes,
-  request,
-  sessionWithRole,
-  signupTenant,
-  TestClock,
-  type Credential,
-  type Tenant,
-  type TestApp,
-} from './harness.js';
+import { createTestApp, keyWithScopes, sessionWithRole, signupTenant, TestClock, type Tenant, type TestApp } from './harness.js';
+import { decide, evaluatedTrace, eventTypes, recordOutcome, traceOf, verification } from './scenarios.js';
 
 const clock = new TestClock();
 let t: TestApp;
@@ -22,56 +12,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Effect = 'allow' | 'deny' | 'approval_required';
-interface TraceEvent {
-  event_type: string;
-  actor_type: string;
-  actor_name: string;
-  status: string;
-  timestamp: string;
-  metadata: unknown;
-}
 /** The outbox payload fields these tests look at. */
 type Payload = Record<string, unknown> & { event?: string; trace_id?: string; from_seq?: number; data?: { trace?: { id?: string } } };
 
-/** A fresh tenant whose agent has one rule of `effect`, and the trace of one evaluate call. */
-async function evaluatedTrace(effect: Effect, policy: Record<string, unknown> = {}) {
-  const tenant = await signupTenant(t.app);
-  const agent = await createAgent(t.app, tenant.admin);
-  await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: effect, ...policy });
-  const evaluated = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: action(agent.id) });
-  expect(evaluated.statusCode, evaluated.body).toBe(200);
-  const body = evaluated.json();
-  expect(body.decision).toBe(effect);
-  return { tenant, agent, traceId: body.trace_id as string, approvalId: body.approval_request_id as string | null };
-}
-
-const outcome = (credential: Credential, traceId: string, payload: unknown) =>
-  request(t.app, credential, { method: 'POST', url: `/api/v1/traces/${traceId}/outcome`, payload: payload as Record<string, unknown> });
-
-const decide = (tenant: Tenant, approvalId: string, verdict: 'approve' | 'deny') =>
-  request(t.app, tenant.admin, {
-    method: 'POST',
-    url: `/api/v1/approvals/${approvalId}/${verdict}`,
-    payload: { approver_name: 'Rita Reviewer' },
-  });
-
-async function traceOf(tenant: Tenant, traceId: string) {
-  const response = await request(t.app, tenant.runtimeKey, { method: 'GET', url: `/api/v1/traces/${traceId}` });
-  expect(response.statusCode).toBe(200);
-  return response.json() as {
-    final_outcome: string;
-    started_at: string;
-    completed_at: string | null;
-    duration_ms: number | null;
-    events: TraceEvent[];
-  };
-}
-
-const verify = async (tenant: Tenant, traceId: string) =>
-  (await request(t.app, tenant.runtimeKey, { method: 'GET', url: `/api/v1/traces/${traceId}/verify` })).json();
-
-const eventTypes = (trace: { events: TraceEvent[] }) => trace.events.map((e) => e.event_type);
+/** Every decision here is an admin's, under this name. */
+const REVIEWER = { approver_name: 'Rita Reviewer' };
 
 /** The outbox rows a trace's outcome writes: its `trace.completed` webhooks and its audit fan-outs. */
 async function effectsOf(tenant: Tenant, traceId: string) {
@@ -87,17 +32,17 @@ async function effectsOf(tenant: Tenant, traceId: string) {
 }
 
 /** The 409 every refused outcome answers, naming the trace and its final outcome. */
-function expectConflict(response: Awaited<ReturnType<typeof outcome>>, traceId: string, finalOutcome: string) {
+function expectConflict(response: Awaited<ReturnType<typeof recordOutcome>>, traceId: string, finalOutcome: string) {
   expectError(response, 409, 'conflict');
   expect(response.json()).toMatchObject({ trace_id: traceId, details: { final_outcome: finalOutcome } });
 }
 
 /** Refuses `payload` on the trace, changing neither the trace nor the outbox. */
 async function expectRefused(tenant: Tenant, traceId: string, payload: unknown, finalOutcome: string) {
-  const before = { trace: await traceOf(tenant, traceId), effects: await effectsOf(tenant, traceId) };
-  const response = await outcome(tenant.runtimeKey, traceId, payload);
+  const before = { trace: await traceOf(t.app, tenant, traceId), effects: await effectsOf(tenant, traceId) };
+  const response = await recordOutcome(t.app, tenant.runtimeKey, traceId, payload);
   expectConflict(response, traceId, finalOutcome);
-  expect(await traceOf(tenant, traceId)).toEqual(before.trace);
+  expect(await traceOf(t.app, tenant, traceId)).toEqual(before.trace);
   expect(await effectsOf(tenant, traceId)).toEqual(before.effects);
   return response;
 }
@@ -106,8 +51,8 @@ const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A trace whose approval was granted: `completed_with_approval`, 8 events. */
 async function approvedTrace() {
-  const traced = await evaluatedTrace('approval_required');
-  const approved = await decide(traced.tenant, traced.approvalId!, 'approve');
+  const traced = await evaluatedTrace(t.app, 'approval_required');
+  const approved = await decide(t.app, traced.tenant.admin, traced.approvalId!, 'approve', REVIEWER);
   expect(approved.statusCode, approved.body).toBe(200);
   return traced;
 }
@@ -117,14 +62,14 @@ describe('POST /api/v1/traces/:traceId/outcome', () => {
     ['success', 'operation_executed', 'executed'],
     ['error', 'operation_failed', 'blocked'],
   ] as const)('%s on an allowed trace: 204, %s and trace_closed appended, final outcome %s', async (status, eventType, finalOutcome) => {
-    const { tenant, agent, traceId } = await evaluatedTrace('allow');
+    const { tenant, agent, traceId } = await evaluatedTrace(t.app, 'allow');
     clock.advance(1500);
     const metadata = { exit_code: status === 'success' ? 0 : 2, output: { rows: [1, 2] } };
-    const response = await outcome(tenant.runtimeKey, traceId, { status, metadata });
+    const response = await recordOutcome(t.app, tenant.runtimeKey, traceId, { status, metadata });
     expect(response.statusCode, response.body).toBe(204);
     expect(response.body).toBe('');
 
-    const trace = await traceOf(tenant, traceId);
+    const trace = await traceOf(t.app, tenant, traceId);
     expect(eventTypes(trace)).toEqual([
       'trace_initiated',
       'identity_resolved',
@@ -141,7 +86,7 @@ describe('POST /api/v1/traces/:traceId/outcome', () => {
     expect(executed!.timestamp).toBe(closed!.timestamp);
     expect(trace.duration_ms).toBe(Date.parse(trace.completed_at!) - Date.parse(trace.started_at));
     expect(trace.duration_ms).toBeGreaterThanOrEqual(1500);
-    expect(await verify(tenant, traceId)).toMatchObject({ valid: true, event_count: 6 });
+    expect(await verification(t.app, tenant, traceId)).toMatchObject({ valid: true, event_count: 6 });
 
     const effects = await effectsOf(tenant, traceId);
     expect(effects.completed).toEqual([
@@ -157,9 +102,9 @@ describe('POST /api/v1/traces/:traceId/outcome', () => {
   });
 
   it('records metadata as null when the body has none', async () => {
-    const { tenant, traceId } = await evaluatedTrace('allow');
-    expect((await outcome(tenant.runtimeKey, traceId, { status: 'success' })).statusCode).toBe(204);
-    const trace = await traceOf(tenant, traceId);
+    const { tenant, traceId } = await evaluatedTrace(t.app, 'allow');
+    expect((await recordOutcome(t.app, tenant.runtimeKey, traceId, { status: 'success' })).statusCode).toBe(204);
+    const trace = await traceOf(t.app, tenant, traceId);
     expect(trace.events[4]).toMatchObject({ event_type: 'operation_executed', metadata: null });
   });
 
@@ -170,12 +115,12 @@ describe('POST /api/v1/traces/:traceId/outcome', () => {
     '%s after an approval: appends %s and a second trace_closed, final outcome %s, completion moves',
     async (status, eventType, finalOutcome) => {
       const { tenant, agent, traceId } = await approvedTrace();
-      const approved = await traceOf(tenant, traceId);
+      const approved = await traceOf(t.app, tenant, traceId);
       expect(approved.final_outcome).toBe('completed_with_approval');
       clock.advance(5000);
 
-      expect((await outcome(tenant.runtimeKey, traceId, { status })).statusCode).toBe(204);
-      const trace = await traceOf(tenant, traceId);
+      expect((await recordOutcome(t.app, tenant.runtimeKey, traceId, { status })).statusCode).toBe(204);
+      const trace = await traceOf(t.app, tenant, traceId);
       expect(eventTypes(trace).slice(5)).toEqual(['approval_granted', 'operation_allowed', 'trace_closed', eventType, 'trace_closed']);
       expect(trace.events[8]).toMatchObject({ actor_type: 'agent', actor_name: agent.name, status, metadata: null });
       expect(trace.events[9]).toMatchObject({ actor_type: 'system', status: finalOutcome });
@@ -183,7 +128,7 @@ describe('POST /api/v1/traces/:traceId/outcome', () => {
       expect(trace.completed_at).toBe(trace.events[9]!.timestamp);
       expect(Date.parse(trace.completed_at!) - Date.parse(approved.completed_at!)).toBeGreaterThanOrEqual(5000);
       expect(trace.duration_ms).toBe(Date.parse(trace.completed_at!) - Date.parse(trace.started_at));
-      expect(await verify(tenant, traceId)).toMatchObject({ valid: true, event_count: 10 });
+      expect(await verification(t.app, tenant, traceId)).toMatchObject({ valid: true, event_count: 10 });
 
       const effects = await effectsOf(tenant, traceId);
       expect(effects.completed).toHaveLength(1);
@@ -200,58 +145,58 @@ describe('refused outcomes: 409 conflict, nothing written', () => {
     ['success', 'executed'],
     ['error', 'blocked'],
   ] as const)('a second outcome after %s on an allowed trace', async (first, finalOutcome) => {
-    const { tenant, traceId } = await evaluatedTrace('allow');
-    expect((await outcome(tenant.runtimeKey, traceId, { status: first })).statusCode).toBe(204);
+    const { tenant, traceId } = await evaluatedTrace(t.app, 'allow');
+    expect((await recordOutcome(t.app, tenant.runtimeKey, traceId, { status: first })).statusCode).toBe(204);
     for (const status of ['success', 'error']) await expectRefused(tenant, traceId, { status }, finalOutcome);
   });
 
   it('a second outcome after an approval and its outcome', async () => {
     const { tenant, traceId } = await approvedTrace();
-    expect((await outcome(tenant.runtimeKey, traceId, { status: 'success' })).statusCode).toBe(204);
+    expect((await recordOutcome(t.app, tenant.runtimeKey, traceId, { status: 'success' })).statusCode).toBe(204);
     for (const status of ['success', 'error']) await expectRefused(tenant, traceId, { status }, 'completed_with_approval');
   });
 
   it('an outcome on a trace denied by evaluate', async () => {
-    const { tenant, traceId } = await evaluatedTrace('deny');
+    const { tenant, traceId } = await evaluatedTrace(t.app, 'deny');
     for (const status of ['success', 'error']) await expectRefused(tenant, traceId, { status }, 'denied');
   });
 
   it('an outcome on a trace whose approval was denied', async () => {
-    const { tenant, traceId, approvalId } = await evaluatedTrace('approval_required');
-    expect((await decide(tenant, approvalId!, 'deny')).statusCode).toBe(200);
+    const { tenant, traceId, approvalId } = await evaluatedTrace(t.app, 'approval_required');
+    expect((await decide(t.app, tenant.admin, approvalId!, 'deny', REVIEWER)).statusCode).toBe(200);
     for (const status of ['success', 'error']) await expectRefused(tenant, traceId, { status }, 'denied');
   });
 
   it('an outcome on a trace whose approval expired', async () => {
-    const { tenant, traceId, approvalId } = await evaluatedTrace('approval_required', { max_session_ttl: 60 });
+    const { tenant, traceId, approvalId } = await evaluatedTrace(t.app, 'approval_required', { max_session_ttl: 60 });
     clock.advance(61_000);
     // A decision after expires_at expires the request on the spot, closing the trace as expired.
-    expect((await decide(tenant, approvalId!, 'approve')).statusCode).toBe(409);
-    expect((await traceOf(tenant, traceId)).final_outcome).toBe('expired');
+    expect((await decide(t.app, tenant.admin, approvalId!, 'approve', REVIEWER)).statusCode).toBe(409);
+    expect((await traceOf(t.app, tenant, traceId)).final_outcome).toBe('expired');
     for (const status of ['success', 'error']) await expectRefused(tenant, traceId, { status }, 'expired');
   });
 
   it('an outcome while the approval is still pending, which stays decidable', async () => {
-    const { tenant, traceId, approvalId } = await evaluatedTrace('approval_required');
+    const { tenant, traceId, approvalId } = await evaluatedTrace(t.app, 'approval_required');
     const refused = await expectRefused(tenant, traceId, { status: 'success' }, 'in_progress');
     expect(refused.json().message).toMatch(/still pending/);
-    expect((await decide(tenant, approvalId!, 'approve')).statusCode).toBe(200);
-    expect((await outcome(tenant.runtimeKey, traceId, { status: 'success' })).statusCode).toBe(204);
+    expect((await decide(t.app, tenant.admin, approvalId!, 'approve', REVIEWER)).statusCode).toBe(200);
+    expect((await recordOutcome(t.app, tenant.runtimeKey, traceId, { status: 'success' })).statusCode).toBe(204);
   });
 });
 
 describe('unknown traces, bad bodies and access', () => {
   it("answers 404 for an unknown id, another tenant's trace and a malformed id", async () => {
-    const { tenant, traceId } = await evaluatedTrace('allow');
+    const { tenant, traceId } = await evaluatedTrace(t.app, 'allow');
     const other = await signupTenant(t.app);
     for (const [who, id] of [
       [tenant, '00000000-0000-4000-8000-000000000000'],
       [other, traceId],
       [tenant, 'not-a-uuid'],
     ] as const) {
-      expectError(await outcome(who.runtimeKey, id, { status: 'success' }), 404, 'not_found');
+      expectError(await recordOutcome(t.app, who.runtimeKey, id, { status: 'success' }), 404, 'not_found');
     }
-    expect((await traceOf(tenant, traceId)).final_outcome).toBe('in_progress');
+    expect((await traceOf(t.app, tenant, traceId)).final_outcome).toBe('in_progress');
   });
 
   it.each([
@@ -262,38 +207,38 @@ describe('unknown traces, bad bodies and access', () => {
     ['metadata that is an array', { status: 'success', metadata: [1, 2] }],
     ['an unknown field', { status: 'success', exit_code: 0 }],
   ])('rejects %s with 400, recording nothing', async (_label, payload) => {
-    const { tenant, traceId } = await evaluatedTrace('allow');
-    expectError(await outcome(tenant.runtimeKey, traceId, payload), 400, 'validation_error');
-    const trace = await traceOf(tenant, traceId);
+    const { tenant, traceId } = await evaluatedTrace(t.app, 'allow');
+    expectError(await recordOutcome(t.app, tenant.runtimeKey, traceId, payload), 400, 'validation_error');
+    const trace = await traceOf(t.app, tenant, traceId);
     expect(trace.final_outcome).toBe('in_progress');
     expect(trace.events).toHaveLength(4);
   });
 
   it('needs traces:write on a key; any session role may record', async () => {
-    const { tenant, traceId } = await evaluatedTrace('allow');
+    const { tenant, traceId } = await evaluatedTrace(t.app, 'allow');
     const reader = await keyWithScopes(t.app, tenant, ['traces:read']);
-    expectError(await outcome(reader, traceId, { status: 'success' }), 403, 'forbidden');
+    expectError(await recordOutcome(t.app, reader, traceId, { status: 'success' }), 403, 'forbidden');
     const viewer = await sessionWithRole(t.app, tenant, 'viewer');
-    expect((await outcome(viewer, traceId, { status: 'success' })).statusCode).toBe(204);
+    expect((await recordOutcome(t.app, viewer, traceId, { status: 'success' })).statusCode).toBe(204);
   });
 });
 
 describe('concurrency on one trace', () => {
   it('of 10 simultaneous outcomes exactly one wins; the chain stays valid', async () => {
-    const { tenant, traceId } = await evaluatedTrace('allow');
+    const { tenant, traceId } = await evaluatedTrace(t.app, 'allow');
     const statuses = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? 'success' : 'error'));
-    const responses = await Promise.all(statuses.map((status) => outcome(tenant.runtimeKey, traceId, { status })));
+    const responses = await Promise.all(statuses.map((status) => recordOutcome(t.app, tenant.runtimeKey, traceId, { status })));
     const codes = responses.map((r) => r.statusCode);
     expect(codes.filter((c) => c === 204)).toHaveLength(1);
     expect(codes.filter((c) => c === 409)).toHaveLength(9);
 
-    const trace = await traceOf(tenant, traceId);
+    const trace = await traceOf(t.app, tenant, traceId);
     const winner = statuses[codes.indexOf(204)]!;
     const finalOutcome = winner === 'success' ? 'executed' : 'blocked';
     expect(trace.final_outcome).toBe(finalOutcome);
     expect(eventTypes(trace).slice(4)).toEqual([winner === 'success' ? 'operation_executed' : 'operation_failed', 'trace_closed']);
     for (const refused of responses.filter((r) => r.statusCode === 409)) expectConflict(refused, traceId, finalOutcome);
-    expect(await verify(tenant, traceId)).toMatchObject({ valid: true, event_count: 6 });
+    expect(await verification(t.app, tenant, traceId)).toMatchObject({ valid: true, event_count: 6 });
 
     const effects = await effectsOf(tenant, traceId);
     expect(effects.completed).toHaveLength(1);
@@ -302,15 +247,15 @@ describe('concurrency on one trace', () => {
 
   it('an approval racing an outcome never forks the chain; whichever wins, the state is consistent', async () => {
     for (let round = 0; round < 8; round += 1) {
-      const { tenant, traceId, approvalId } = await evaluatedTrace('approval_required');
-      const approve = decide(tenant, approvalId!, 'approve');
+      const { tenant, traceId, approvalId } = await evaluatedTrace(t.app, 'approval_required');
+      const approve = decide(t.app, tenant.admin, approvalId!, 'approve', REVIEWER);
       // Stagger the outcome by 0-7 ms so that, over the rounds, each call gets the trace first.
-      const record = later(round).then(() => outcome(tenant.runtimeKey, traceId, { status: 'success' }));
+      const record = later(round).then(() => recordOutcome(t.app, tenant.runtimeKey, traceId, { status: 'success' }));
       const [approved, recorded] = await Promise.all([approve, record]);
       expect(approved.statusCode, approved.body).toBe(200);
 
-      const trace = await traceOf(tenant, traceId);
-      expect(await verify(tenant, traceId), `round ${round}`).toMatchObject({ valid: true, event_count: trace.events.length });
+      const trace = await traceOf(t.app, tenant, traceId);
+      expect(await verification(t.app, tenant, traceId), `round ${round}`).toMatchObject({ valid: true, event_count: trace.events.length });
       const approval = ['approval_granted', 'operation_allowed', 'trace_closed'];
       if (recorded.statusCode === 409) {
         expectConflict(recorded, traceId, 'in_progress');

@@ -2,52 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox } from '@agov/db';
-import {
-  createTestApp,
-  keyWithScopes,
-  request,
-  sessionWithRole,
-  signupTenant,
-  type Credential,
-  type Tenant,
-  type TestApp,
-} from './harness.js';
-import { cacheEntryFor, expectError, fieldsOf, newestFirst } from './assertions.js';
+import { cacheEntryFor, expectError, fieldsOf, ISO_TIME, newestFirst } from './assertions.js';
+import { type Client, client } from './client.js';
+import { createAgent } from './fixtures.js';
+import { createTestApp, keyWithScopes, sessionWithRole, signupTenant, type Tenant, type TestApp } from './harness.js';
 
 let t: TestApp;
+let api: Client;
 beforeAll(async () => {
   t = await createTestApp();
+  api = client(t.app);
 });
 afterAll(() => t.close());
 
 type Json = Record<string, unknown> & { id: string };
-
-const call = (credential: Credential, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
-  request(t.app, credential, { method, url, payload: payload as object });
-
-async function createAgent(tenant: Tenant): Promise<Json> {
-  const response = await call(tenant.admin, 'POST', '/api/v1/agents', {
-    name: 'Invoice Bot',
-    description: 'Reconciles invoices',
-    owner_name: 'Olga',
-    owner_role: 'Lead',
-    team: 'Finance',
-    environment: 'prod',
-    authority_model: 'delegated',
-    identity_mode: 'service_identity',
-    delegation_model: 'self',
-    autonomy_tier: 'medium',
-    authorized_integrations: [],
-    credential_config: null,
-    metadata: null,
-    next_review_date: '2026-12-31',
-    created_by: 'Olga',
-    modified_by: 'Olga',
-    modified_at: '2025-06-01T12:00:00.000Z',
-  });
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json().data;
-}
 
 const ruleBody = (agentId: string, overrides: Record<string, unknown> = {}) => ({
   agent_id: agentId,
@@ -68,13 +36,11 @@ const ruleBody = (agentId: string, overrides: Record<string, unknown> = {}) => (
 
 async function setup(overrides: Record<string, unknown> = {}) {
   const tenant = await signupTenant(t.app);
-  const agent = await createAgent(tenant);
-  const response = await call(tenant.admin, 'POST', '/api/v1/policies', ruleBody(agent.id, overrides));
+  const agent = await createAgent(t.app, tenant.admin);
+  const response = await api.post(tenant.admin, '/api/v1/policies', ruleBody(agent.id, overrides));
   expect(response.statusCode, response.body).toBe(201);
   return { tenant, agent, rule: response.json().data as Json };
 }
-
-const ISO_MS = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
 const policyEvents = async (tenantId: string) =>
   (await t.runtime.database.db.select().from(outbox).where(eq(outbox.tenantId, tenantId)).orderBy(outbox.createdAt)).map((row) => ({
@@ -84,15 +50,15 @@ const policyEvents = async (tenantId: string) =>
   }));
 
 const versions = async (tenant: Tenant, ruleId: string) =>
-  (await call(tenant.admin, 'GET', `/api/v1/policies/${ruleId}/versions`)).json().data as Json[];
+  (await api.get(tenant.admin, `/api/v1/policies/${ruleId}/versions`)).json().data as Json[];
 
 describe('POST /api/v1/policies', () => {
   it('creates version 1 of an active rule, records version 1 and announces it', async () => {
     const tenant = await signupTenant(t.app);
-    const agent = await createAgent(tenant);
+    const agent = await createAgent(t.app, tenant.admin);
     const stale = cacheEntryFor(t, agent.id);
     const body = ruleBody(agent.id);
-    const response = await call(tenant.admin, 'POST', '/api/v1/policies', body);
+    const response = await api.post(tenant.admin, '/api/v1/policies', body);
     expect(response.statusCode).toBe(201);
     const rule = response.json().data;
     const { agent_id, modified_at, ...fields } = body;
@@ -103,7 +69,7 @@ describe('POST /api/v1/policies', () => {
       modified_at: '2025-06-02T08:00:00.000Z',
       is_active: true,
       policy_version: 1,
-      created_at: ISO_MS,
+      created_at: ISO_TIME,
       updated_at: rule.created_at,
     });
     expect(await versions(tenant, rule.id)).toEqual([
@@ -117,11 +83,10 @@ describe('POST /api/v1/policies', () => {
 
   it('accepts null conditions and TTL from a policies:write key', async () => {
     const tenant = await signupTenant(t.app);
-    const agent = await createAgent(tenant);
+    const agent = await createAgent(t.app, tenant.admin);
     const key = await keyWithScopes(t.app, tenant, ['policies:write']);
-    const response = await call(
+    const response = await api.post(
       { apiKey: key.apiKey },
-      'POST',
       '/api/v1/policies',
       ruleBody(agent.id, { conditions: null, max_session_ttl: null, priority: -5 }),
     );
@@ -168,36 +133,36 @@ describe('POST /api/v1/policies', () => {
     ]),
   ])('rejects %s with 400 naming the field', async (_label, overrides, field) => {
     const tenant = await signupTenant(t.app);
-    const agent = await createAgent(tenant);
-    const response = await call(tenant.admin, 'POST', '/api/v1/policies', ruleBody(agent.id, overrides));
+    const agent = await createAgent(t.app, tenant.admin);
+    const response = await api.post(tenant.admin, '/api/v1/policies', ruleBody(agent.id, overrides));
     expectError(response, 400, 'validation_error');
     expect(fieldsOf(response)).toContain(field);
-    expect((await call(tenant.admin, 'GET', '/api/v1/policies')).json().pagination.total).toBe(0);
+    expect((await api.get(tenant.admin, '/api/v1/policies')).json().pagination.total).toBe(0);
     expect(await policyEvents(tenant.tenantId)).toEqual([]);
   });
 
   it('answers 404 when the agent is unknown or another tenant’s', async () => {
     const tenant = await signupTenant(t.app);
-    const foreign = await createAgent(await signupTenant(t.app));
+    const foreign = await createAgent(t.app, (await signupTenant(t.app)).admin);
     for (const agentId of [foreign.id, randomUUID()]) {
-      expectError(await call(tenant.admin, 'POST', '/api/v1/policies', ruleBody(agentId)), 404, 'not_found');
+      expectError(await api.post(tenant.admin, '/api/v1/policies', ruleBody(agentId)), 404, 'not_found');
     }
     expect(await policyEvents(tenant.tenantId)).toEqual([]);
   });
 
   it('requires policies:write or an admin session', async () => {
     const tenant = await signupTenant(t.app);
-    const agent = await createAgent(tenant);
-    expectError(await call(null, 'POST', '/api/v1/policies', ruleBody(agent.id)), 401, 'unauthorized');
+    const agent = await createAgent(t.app, tenant.admin);
+    expectError(await api.post(null, '/api/v1/policies', ruleBody(agent.id)), 401, 'unauthorized');
     for (const scopes of [['policies:read'], ['agents:write']]) {
       expectError(
-        await call({ apiKey: (await keyWithScopes(t.app, tenant, scopes)).apiKey }, 'POST', '/api/v1/policies', ruleBody(agent.id)),
+        await api.post({ apiKey: (await keyWithScopes(t.app, tenant, scopes)).apiKey }, '/api/v1/policies', ruleBody(agent.id)),
         403,
         'forbidden',
       );
     }
     for (const role of ['viewer', 'reviewer'] as const) {
-      expectError(await call(await sessionWithRole(t.app, tenant, role), 'POST', '/api/v1/policies', ruleBody(agent.id)), 403, 'forbidden');
+      expectError(await api.post(await sessionWithRole(t.app, tenant, role), '/api/v1/policies', ruleBody(agent.id)), 403, 'forbidden');
     }
   });
 });
@@ -205,9 +170,9 @@ describe('POST /api/v1/policies', () => {
 describe('GET /api/v1/policies', () => {
   it('lists newest first, paginates and filters', async () => {
     const { tenant, agent, rule: refunds } = await setup();
-    const second = await createAgent(tenant);
+    const second = await createAgent(t.app, tenant.admin);
     const create = async (overrides: Record<string, unknown>) =>
-      (await call(tenant.admin, 'POST', '/api/v1/policies', ruleBody(second.id, overrides))).json().data as Json;
+      (await api.post(tenant.admin, '/api/v1/policies', ruleBody(second.id, overrides))).json().data as Json;
     const blockPii = await create({
       policy_name: 'Block PII export',
       policy_effect: 'deny',
@@ -220,12 +185,12 @@ describe('GET /api/v1/policies', () => {
       data_classification: 'public',
       rationale: 'Reading public_data is harmless enough',
     });
-    await call(tenant.admin, 'DELETE', `/api/v1/policies/${allowRead.id}`);
+    await api.delete(tenant.admin, `/api/v1/policies/${allowRead.id}`);
     const inactive: Json = { ...allowRead, is_active: false, updated_at: expect.any(String) };
     await setup();
 
     const list = async (query = '') => {
-      const response = await call(tenant.admin, 'GET', `/api/v1/policies${query}`);
+      const response = await api.get(tenant.admin, `/api/v1/policies${query}`);
       expect(response.statusCode, response.body).toBe(200);
       return response.json();
     };
@@ -249,7 +214,7 @@ describe('GET /api/v1/policies', () => {
     'rejects the query %s with 400',
     async (query) => {
       const tenant = await signupTenant(t.app);
-      const response = await call(tenant.admin, 'GET', `/api/v1/policies?${query}`);
+      const response = await api.get(tenant.admin, `/api/v1/policies?${query}`);
       expectError(response, 400, 'validation_error');
       expect(fieldsOf(response)).toContain(query.split('=')[0]);
     },
@@ -257,11 +222,11 @@ describe('GET /api/v1/policies', () => {
 
   it('admits policies:read keys and every session role', async () => {
     const { tenant } = await setup();
-    expect((await call(tenant.runtimeKey, 'GET', '/api/v1/policies')).json().pagination.total).toBe(1);
-    expect((await call(await sessionWithRole(t.app, tenant, 'viewer'), 'GET', '/api/v1/policies')).statusCode).toBe(200);
-    expectError(await call(null, 'GET', '/api/v1/policies'), 401, 'unauthorized');
+    expect((await api.get(tenant.runtimeKey, '/api/v1/policies')).json().pagination.total).toBe(1);
+    expect((await api.get(await sessionWithRole(t.app, tenant, 'viewer'), '/api/v1/policies')).statusCode).toBe(200);
+    expectError(await api.get(null, '/api/v1/policies'), 401, 'unauthorized');
     expectError(
-      await call({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, 'GET', '/api/v1/policies'),
+      await api.get({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, '/api/v1/policies'),
       403,
       'forbidden',
     );
@@ -271,15 +236,15 @@ describe('GET /api/v1/policies', () => {
 describe('GET /api/v1/policies/:id', () => {
   it('returns the rule, also once deactivated; 404 across tenants and for bad ids', async () => {
     const { tenant, rule } = await setup();
-    expect((await call(tenant.runtimeKey, 'GET', `/api/v1/policies/${rule.id}`)).json()).toEqual({ data: rule });
-    await call(tenant.admin, 'DELETE', `/api/v1/policies/${rule.id}`);
-    expect((await call(tenant.admin, 'GET', `/api/v1/policies/${rule.id}`)).json().data.is_active).toBe(false);
+    expect((await api.get(tenant.runtimeKey, `/api/v1/policies/${rule.id}`)).json()).toEqual({ data: rule });
+    await api.delete(tenant.admin, `/api/v1/policies/${rule.id}`);
+    expect((await api.get(tenant.admin, `/api/v1/policies/${rule.id}`)).json().data.is_active).toBe(false);
     const stranger = await signupTenant(t.app);
     for (const id of [rule.id, randomUUID(), 'rule-1'])
-      expectError(await call(stranger.admin, 'GET', `/api/v1/policies/${id}`), 404, 'not_found');
-    expectError(await call(null, 'GET', `/api/v1/policies/${rule.id}`), 401, 'unauthorized');
+      expectError(await api.get(stranger.admin, `/api/v1/policies/${id}`), 404, 'not_found');
+    expectError(await api.get(null, `/api/v1/policies/${rule.id}`), 401, 'unauthorized');
     expectError(
-      await call({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, 'GET', `/api/v1/policies/${rule.id}`),
+      await api.get({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, `/api/v1/policies/${rule.id}`),
       403,
       'forbidden',
     );
@@ -291,7 +256,7 @@ describe('PATCH /api/v1/policies/:id', () => {
     const { tenant, agent, rule } = await setup();
     const stale = cacheEntryFor(t, agent.id);
     const before = Date.now();
-    const response = await call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, {
+    const response = await api.patch(tenant.admin, `/api/v1/policies/${rule.id}`, {
       rationale: 'A changed rationale text',
       priority: 5,
       operation: 'refund',
@@ -304,7 +269,7 @@ describe('PATCH /api/v1/policies/:id', () => {
       priority: 5,
       policy_version: 2,
       modified_by: 'Ada Admin',
-      modified_at: ISO_MS,
+      modified_at: ISO_TIME,
       updated_at: updated.modified_at,
     });
     expect(Date.parse(updated.updated_at)).toBeGreaterThanOrEqual(before - 1);
@@ -343,13 +308,13 @@ describe('PATCH /api/v1/policies/:id', () => {
 
   it('bumps the version even when no value changes, and compares conditions by content', async () => {
     const { tenant, rule } = await setup({ conditions: { and: [{ '==': [{ var: 'context.a' }, 1] }, { '!': { var: 'context.b' } }] } });
-    const same = await call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, {
+    const same = await api.patch(tenant.admin, `/api/v1/policies/${rule.id}`, {
       conditions: { and: [{ '==': [{ var: 'context.a' }, 1] }, { '!': { var: 'context.b' } }] },
       max_session_ttl: 3600,
     });
     expect(same.json().data.policy_version).toBe(2);
     const key = await keyWithScopes(t.app, tenant, ['policies:write']);
-    const cleared = await call({ apiKey: key.apiKey }, 'PATCH', `/api/v1/policies/${rule.id}`, {
+    const cleared = await api.patch({ apiKey: key.apiKey }, `/api/v1/policies/${rule.id}`, {
       conditions: null,
       max_session_ttl: null,
       policy_effect: 'deny',
@@ -371,13 +336,13 @@ describe('PATCH /api/v1/policies/:id', () => {
   it('gives concurrent updates distinct versions', async () => {
     const { tenant, rule } = await setup();
     const results = await Promise.all(
-      [1, 2, 3, 4, 5].map((priority) => call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, { priority })),
+      [1, 2, 3, 4, 5].map((priority) => api.patch(tenant.admin, `/api/v1/policies/${rule.id}`, { priority })),
     );
     expect(results.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200]);
     expect(results.map((r) => r.json().data.policy_version).sort()).toEqual([2, 3, 4, 5, 6]);
     const history = await versions(tenant, rule.id);
     expect(history.map((v) => v.version)).toEqual([6, 5, 4, 3, 2, 1]);
-    const final = (await call(tenant.admin, 'GET', `/api/v1/policies/${rule.id}`)).json().data;
+    const final = (await api.get(tenant.admin, `/api/v1/policies/${rule.id}`)).json().data;
     expect(final.priority).toBe(history[0]!.priority);
   });
 
@@ -394,19 +359,19 @@ describe('PATCH /api/v1/policies/:id', () => {
     ['a constructor path in conditions', { conditions: { var: 'agent.constructor.name' } }, 'conditions'],
   ])('rejects %s with 400 and changes nothing', async (_label, payload, field) => {
     const { tenant, rule } = await setup();
-    const response = await call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, payload);
+    const response = await api.patch(tenant.admin, `/api/v1/policies/${rule.id}`, payload);
     expectError(response, 400, 'validation_error');
     expect(fieldsOf(response)).toContain(field);
-    expect((await call(tenant.admin, 'GET', `/api/v1/policies/${rule.id}`)).json().data).toEqual(rule);
+    expect((await api.get(tenant.admin, `/api/v1/policies/${rule.id}`)).json().data).toEqual(rule);
     expect(await versions(tenant, rule.id)).toHaveLength(1);
   });
 
   it('answers 404 to another tenant and leaves the rule unchanged', async () => {
     const { tenant, rule } = await setup();
     const stranger = await signupTenant(t.app);
-    expectError(await call(stranger.admin, 'PATCH', `/api/v1/policies/${rule.id}`, { policy_effect: 'allow' }), 404, 'not_found');
-    expectError(await call(stranger.admin, 'PATCH', '/api/v1/policies/rule-1', { policy_effect: 'allow' }), 404, 'not_found');
-    expect((await call(tenant.admin, 'GET', `/api/v1/policies/${rule.id}`)).json().data).toEqual(rule);
+    expectError(await api.patch(stranger.admin, `/api/v1/policies/${rule.id}`, { policy_effect: 'allow' }), 404, 'not_found');
+    expectError(await api.patch(stranger.admin, '/api/v1/policies/rule-1', { policy_effect: 'allow' }), 404, 'not_found');
+    expect((await api.get(tenant.admin, `/api/v1/policies/${rule.id}`)).json().data).toEqual(rule);
     expect(await versions(tenant, rule.id)).toHaveLength(1);
     expect(await policyEvents(stranger.tenantId)).toEqual([]);
   });
@@ -414,10 +379,10 @@ describe('PATCH /api/v1/policies/:id', () => {
   it('requires policies:write or an admin session', async () => {
     const { tenant, rule } = await setup();
     const url = `/api/v1/policies/${rule.id}`;
-    expectError(await call(null, 'PATCH', url, { priority: 1 }), 401, 'unauthorized');
-    expectError(await call(tenant.runtimeKey, 'PATCH', url, { priority: 1 }), 403, 'forbidden');
-    expectError(await call(await sessionWithRole(t.app, tenant, 'viewer'), 'PATCH', url, { priority: 1 }), 403, 'forbidden');
-    expect((await call(tenant.admin, 'GET', url)).json().data).toEqual(rule);
+    expectError(await api.patch(null, url, { priority: 1 }), 401, 'unauthorized');
+    expectError(await api.patch(tenant.runtimeKey, url, { priority: 1 }), 403, 'forbidden');
+    expectError(await api.patch(await sessionWithRole(t.app, tenant, 'viewer'), url, { priority: 1 }), 403, 'forbidden');
+    expect((await api.get(tenant.admin, url)).json().data).toEqual(rule);
   });
 });
 
@@ -425,12 +390,12 @@ describe('DELETE /api/v1/policies/:id', () => {
   it('deactivates once, keeps the version, and announces only the first time', async () => {
     const { tenant, agent, rule } = await setup();
     const stale = cacheEntryFor(t, agent.id);
-    const first = await call(tenant.admin, 'DELETE', `/api/v1/policies/${rule.id}`);
+    const first = await api.delete(tenant.admin, `/api/v1/policies/${rule.id}`);
     expect(first.statusCode).toBe(200);
     const deleted = first.json().data;
-    expect(deleted).toEqual({ ...rule, is_active: false, updated_at: ISO_MS });
+    expect(deleted).toEqual({ ...rule, is_active: false, updated_at: ISO_TIME });
     expect(stale()).toBeUndefined();
-    const second = await call(tenant.admin, 'DELETE', `/api/v1/policies/${rule.id}`);
+    const second = await api.delete(tenant.admin, `/api/v1/policies/${rule.id}`);
     expect(second.statusCode).toBe(200);
     expect(second.json()).toEqual({ data: deleted });
     expect((await policyEvents(tenant.tenantId)).map((e) => (e.data as { change: string }).change)).toEqual(['created', 'deleted']);
@@ -442,29 +407,29 @@ describe('DELETE /api/v1/policies/:id', () => {
     const { tenant, rule } = await setup();
     const url = `/api/v1/policies/${rule.id}`;
     const stranger = await signupTenant(t.app);
-    expectError(await call(stranger.admin, 'DELETE', url), 404, 'not_found');
-    expectError(await call(tenant.admin, 'DELETE', '/api/v1/policies/rule-1'), 404, 'not_found');
-    expectError(await call(tenant.admin, 'DELETE', `/api/v1/policies/${randomUUID()}`), 404, 'not_found');
-    expectError(await call(null, 'DELETE', url), 401, 'unauthorized');
-    expectError(await call(tenant.runtimeKey, 'DELETE', url), 403, 'forbidden');
-    expectError(await call(await sessionWithRole(t.app, tenant, 'viewer'), 'DELETE', url), 403, 'forbidden');
-    expect((await call(tenant.admin, 'GET', url)).json().data.is_active).toBe(true);
+    expectError(await api.delete(stranger.admin, url), 404, 'not_found');
+    expectError(await api.delete(tenant.admin, '/api/v1/policies/rule-1'), 404, 'not_found');
+    expectError(await api.delete(tenant.admin, `/api/v1/policies/${randomUUID()}`), 404, 'not_found');
+    expectError(await api.delete(null, url), 401, 'unauthorized');
+    expectError(await api.delete(tenant.runtimeKey, url), 403, 'forbidden');
+    expectError(await api.delete(await sessionWithRole(t.app, tenant, 'viewer'), url), 403, 'forbidden');
+    expect((await api.get(tenant.admin, url)).json().data.is_active).toBe(true);
   });
 });
 
 describe('GET /api/v1/policies/:id/versions', () => {
   it('pages through the records newest first', async () => {
     const { tenant, rule } = await setup();
-    for (const priority of [1, 2, 3]) await call(tenant.admin, 'PATCH', `/api/v1/policies/${rule.id}`, { priority });
+    for (const priority of [1, 2, 3]) await api.patch(tenant.admin, `/api/v1/policies/${rule.id}`, { priority });
     const page = (
-      await call(await sessionWithRole(t.app, tenant, 'viewer'), 'GET', `/api/v1/policies/${rule.id}/versions?limit=2&offset=1`)
+      await api.get(await sessionWithRole(t.app, tenant, 'viewer'), `/api/v1/policies/${rule.id}/versions?limit=2&offset=1`)
     ).json();
     expect(page.pagination).toEqual({ total: 4, limit: 2, offset: 1 });
     expect(page.data.map((v: Json) => [v.version, v.priority])).toEqual([
       [3, 2],
       [2, 1],
     ]);
-    expect((await call(tenant.runtimeKey, 'GET', `/api/v1/policies/${rule.id}/versions`)).json().pagination).toEqual({
+    expect((await api.get(tenant.runtimeKey, `/api/v1/policies/${rule.id}/versions`)).json().pagination).toEqual({
       total: 4,
       limit: 20,
       offset: 0,
@@ -476,10 +441,10 @@ describe('GET /api/v1/policies/:id/versions', () => {
     const url = `/api/v1/policies/${rule.id}/versions`;
     const stranger = await signupTenant(t.app);
     for (const id of [rule.id, randomUUID(), 'rule-1'])
-      expectError(await call(stranger.admin, 'GET', `/api/v1/policies/${id}/versions`), 404, 'not_found');
+      expectError(await api.get(stranger.admin, `/api/v1/policies/${id}/versions`), 404, 'not_found');
     for (const query of ['limit=0', 'limit=101', 'offset=-1'])
-      expectError(await call(tenant.admin, 'GET', `${url}?${query}`), 400, 'validation_error');
-    expectError(await call(null, 'GET', url), 401, 'unauthorized');
-    expectError(await call({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, 'GET', url), 403, 'forbidden');
+      expectError(await api.get(tenant.admin, `${url}?${query}`), 400, 'validation_error');
+    expectError(await api.get(null, url), 401, 'unauthorized');
+    expectError(await api.get({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, url), 403, 'forbidden');
   });
 });

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, keyWithScopes, PASSWORD, request, signupTenant, type TestApp } from './harness.js';
+import { type Client, client } from './client.js';
+import { createTestApp, keyWithScopes, PASSWORD, signupTenant, type TestApp } from './harness.js';
 
 let t: TestApp;
+let api: Client;
 beforeAll(async () => {
   t = await createTestApp({ env: { LOG_LEVEL: 'trace' } });
+  api = client(t.app);
 });
 afterAll(() => t.close());
 
@@ -14,11 +17,11 @@ describe('secrets', () => {
     const sessionToken = tenant.admin.cookie.split('=')[1]!;
 
     // Use every secret the way a client would, including failures that get logged.
-    await request(t.app, key, { method: 'GET', url: '/api/v1/api-keys' });
-    await request(t.app, tenant.admin, { method: 'GET', url: '/api/v1/auth/me' });
+    await api.get(key, '/api/v1/api-keys');
+    await api.get(tenant.admin, '/api/v1/auth/me');
     await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: tenant.email, password: PASSWORD } });
     await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { authorization: `Bearer ${key.apiKey}x` } });
-    const rotated = await request(t.app, key, { method: 'POST', url: `/api/v1/api-keys/${key.id}/rotate` });
+    const rotated = await api.post(key, `/api/v1/api-keys/${key.id}/rotate`);
     const newKey = rotated.json().data.key;
 
     const logs = t.logs.join('\n');
@@ -28,9 +31,9 @@ describe('secrets', () => {
     }
 
     const reads = await Promise.all([
-      request(t.app, { apiKey: newKey }, { method: 'GET', url: '/api/v1/api-keys' }),
-      request(t.app, tenant.admin, { method: 'GET', url: '/api/v1/users' }),
-      request(t.app, tenant.admin, { method: 'GET', url: '/api/v1/auth/me' }),
+      api.get({ apiKey: newKey }, '/api/v1/api-keys'),
+      api.get(tenant.admin, '/api/v1/users'),
+      api.get(tenant.admin, '/api/v1/auth/me'),
     ]);
     for (const response of reads) {
       expect(response.statusCode).toBe(200);

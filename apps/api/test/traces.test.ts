@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Client, client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, request, signupTenant, type Tenant, type TestApp } from './harness.js';
+import { createTestApp, signupTenant, type TestApp } from './harness.js';
+import { evaluate, evaluatedTrace, verification } from './scenarios.js';
 
 let t: TestApp;
+let api: Client;
 beforeAll(async () => {
   t = await createTestApp();
+  api = client(t.app);
 });
 afterAll(() => t.close());
 
@@ -43,20 +47,10 @@ function expectedHash(previous: string, traceId: string, event: Record<string, u
     .digest('hex')}`;
 }
 
-async function tracedTenant(effect = 'deny') {
-  const tenant = await signupTenant(t.app);
-  const agent = await createAgent(t.app, tenant.admin);
-  await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: effect });
-  const evaluated = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: action(agent.id) });
-  return { tenant, agent, traceId: evaluated.json().trace_id as string };
-}
-
-const get = (tenant: Tenant, url: string) => request(t.app, tenant.runtimeKey, { method: 'GET', url });
-
 describe('GET /api/v1/traces/:id', () => {
   it('returns the flat trace with ordered events whose hashes follow the documented formula', async () => {
-    const { tenant, agent, traceId } = await tracedTenant();
-    const response = await get(tenant, `/api/v1/traces/${traceId}`);
+    const { tenant, agent, traceId } = await evaluatedTrace(t.app, 'deny');
+    const response = await api.get(tenant.runtimeKey, `/api/v1/traces/${traceId}`);
     expect(response.statusCode).toBe(200);
     const trace = response.json();
     expect(trace).toEqual({
@@ -85,14 +79,14 @@ describe('GET /api/v1/traces/:id', () => {
   });
 
   it("answers 404 for another tenant's trace and for an unknown id", async () => {
-    const { traceId } = await tracedTenant();
+    const { traceId } = await evaluatedTrace(t.app, 'deny');
     const other = await signupTenant(t.app);
     for (const url of [
       `/api/v1/traces/${traceId}`,
       `/api/v1/traces/${traceId}/verify`,
       '/api/v1/traces/00000000-0000-4000-8000-000000000000',
     ]) {
-      const response = await get(other, url);
+      const response = await api.get(other.runtimeKey, url);
       expect(response.statusCode, url).toBe(404);
       expect(response.json().error).toBe('not_found');
     }
@@ -105,12 +99,10 @@ describe('GET /api/v1/traces', () => {
     const first = await createAgent(t.app, tenant.admin, { name: 'first' });
     const second = await createAgent(t.app, tenant.admin, { name: 'second' });
     await createPolicy(t.app, tenant.admin, first.id, { policy_effect: 'approval_required' });
-    const evaluate = (agentId: string) =>
-      request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: action(agentId) });
-    const a = (await evaluate(first.id)).json();
-    const b = (await evaluate(second.id)).json();
+    const a = (await evaluate(t.app, tenant, action(first.id))).json();
+    const b = (await evaluate(t.app, tenant, action(second.id))).json();
 
-    const all = (await get(tenant, '/api/v1/traces')).json();
+    const all = (await api.get(tenant.runtimeKey, '/api/v1/traces')).json();
     expect(all.pagination).toEqual({ total: 2, limit: 20, offset: 0 });
     expect(all.data.map((trace: { id: string }) => trace.id)).toEqual([b.trace_id, a.trace_id]);
     expect(all.data[1]).toEqual({
@@ -130,61 +122,71 @@ describe('GET /api/v1/traces', () => {
     });
     expect(all.data[0]).toMatchObject({ final_outcome: 'denied', has_approval: false, event_count: 5 });
 
-    expect((await get(tenant, `/api/v1/traces?agent_id=${second.id}`)).json().data.map((x: { id: string }) => x.id)).toEqual([b.trace_id]);
-    expect((await get(tenant, '/api/v1/traces?outcome=in_progress')).json().data.map((x: { id: string }) => x.id)).toEqual([a.trace_id]);
+    expect((await api.get(tenant.runtimeKey, `/api/v1/traces?agent_id=${second.id}`)).json().data.map((x: { id: string }) => x.id)).toEqual(
+      [b.trace_id],
+    );
+    expect((await api.get(tenant.runtimeKey, '/api/v1/traces?outcome=in_progress')).json().data.map((x: { id: string }) => x.id)).toEqual([
+      a.trace_id,
+    ]);
     // from and to are inclusive bounds on started_at.
     const startedA = all.data[1].started_at as string;
     const justBefore = new Date(Date.parse(startedA) - 1).toISOString();
-    const window = (await get(tenant, `/api/v1/traces?from=${startedA}&to=${startedA}`)).json();
+    const window = (await api.get(tenant.runtimeKey, `/api/v1/traces?from=${startedA}&to=${startedA}`)).json();
     expect(window.data.map((x: { id: string }) => x.id)).toContain(a.trace_id);
-    expect((await get(tenant, `/api/v1/traces?to=${justBefore}`)).json().pagination.total).toBe(0);
-    expect((await get(tenant, '/api/v1/traces?from=2999-01-01T00:00:00.000Z')).json().pagination.total).toBe(0);
-    expect((await get(tenant, '/api/v1/traces?limit=1&offset=1')).json().data.map((x: { id: string }) => x.id)).toEqual([a.trace_id]);
+    expect((await api.get(tenant.runtimeKey, `/api/v1/traces?to=${justBefore}`)).json().pagination.total).toBe(0);
+    expect((await api.get(tenant.runtimeKey, '/api/v1/traces?from=2999-01-01T00:00:00.000Z')).json().pagination.total).toBe(0);
+    expect((await api.get(tenant.runtimeKey, '/api/v1/traces?limit=1&offset=1')).json().data.map((x: { id: string }) => x.id)).toEqual([
+      a.trace_id,
+    ]);
   });
 
   it.each(['outcome=finished', 'from=yesterday', 'limit=500', 'agent_id=x'])('rejects %s with 400', async (query) => {
     const tenant = await signupTenant(t.app);
-    const response = await get(tenant, `/api/v1/traces?${query}`);
+    const response = await api.get(tenant.runtimeKey, `/api/v1/traces?${query}`);
     expect(response.statusCode).toBe(400);
     expect(response.json().error).toBe('validation_error');
   });
 });
 
 describe('GET /api/v1/traces/:traceId/verify', () => {
-  const verify = (tenant: Tenant, traceId: string) => get(tenant, `/api/v1/traces/${traceId}/verify`).then((r) => r.json());
   const events = (traceId: string) =>
     t.runtime.database.rows<{ id: string; seq: number }>(sql`select id, seq from trace_events where trace_id = ${traceId} order by seq`);
 
   it('confirms an intact chain', async () => {
-    const { tenant, traceId } = await tracedTenant();
-    expect(await verify(tenant, traceId)).toEqual({ trace_id: traceId, valid: true, event_count: 5, verified_at: expect.any(String) });
+    const { tenant, traceId } = await evaluatedTrace(t.app, 'deny');
+    expect(await verification(t.app, tenant, traceId)).toEqual({
+      trace_id: traceId,
+      valid: true,
+      event_count: 5,
+      verified_at: expect.any(String),
+    });
   });
 
   it('detects a modified field at that event', async () => {
-    const { tenant, traceId } = await tracedTenant();
+    const { tenant, traceId } = await evaluatedTrace(t.app, 'deny');
     const [, second] = await events(traceId);
     await t.runtime.database.db.execute(sql`update trace_events set description = 'nothing to see' where id = ${second!.id}`);
-    expect(await verify(tenant, traceId)).toMatchObject({ valid: false, event_count: 5, first_invalid_event: second!.id });
+    expect(await verification(t.app, tenant, traceId)).toMatchObject({ valid: false, event_count: 5, first_invalid_event: second!.id });
   });
 
   it('detects a deleted middle event at the one after it', async () => {
-    const { tenant, traceId } = await tracedTenant();
+    const { tenant, traceId } = await evaluatedTrace(t.app, 'deny');
     const [, second, third] = await events(traceId);
     await t.runtime.database.db.execute(sql`delete from trace_events where id = ${second!.id}`);
-    expect(await verify(tenant, traceId)).toMatchObject({ valid: false, event_count: 4, first_invalid_event: third!.id });
+    expect(await verification(t.app, tenant, traceId)).toMatchObject({ valid: false, event_count: 4, first_invalid_event: third!.id });
   });
 
   it('detects reordering at the first moved event', async () => {
-    const { tenant, traceId } = await tracedTenant();
+    const { tenant, traceId } = await evaluatedTrace(t.app, 'deny');
     const [, second, third] = await events(traceId);
     await t.runtime.database.db.execute(sql`update trace_events set seq = -1 where id = ${second!.id}`);
     await t.runtime.database.db.execute(sql`update trace_events set seq = 2 where id = ${third!.id}`);
     await t.runtime.database.db.execute(sql`update trace_events set seq = 3 where id = ${second!.id}`);
-    expect(await verify(tenant, traceId)).toMatchObject({ valid: false, first_invalid_event: third!.id });
+    expect(await verification(t.app, tenant, traceId)).toMatchObject({ valid: false, first_invalid_event: third!.id });
   });
 
   it('detects an inserted event', async () => {
-    const { tenant, traceId } = await tracedTenant();
+    const { tenant, traceId } = await evaluatedTrace(t.app, 'deny');
     await t.runtime.database.db.execute(sql`update trace_events set seq = seq + 10 where trace_id = ${traceId} and seq >= 3`);
     const forged = '11111111-2222-4333-8444-555555555555';
     await t.runtime.database.db.execute(sql`
@@ -192,6 +194,6 @@ describe('GET /api/v1/traces/:traceId/verify', () => {
       select ${forged}, tenant_id, id, 3, 'operation_allowed', 'policy_engine', 'policy-engine', 'forged approval', 'allowed', started_at,
              'sha256:' || repeat('0', 64)
       from traces where id = ${traceId}`);
-    expect(await verify(tenant, traceId)).toMatchObject({ valid: false, event_count: 6, first_invalid_event: forged });
+    expect(await verification(t.app, tenant, traceId)).toMatchObject({ valid: false, event_count: 6, first_invalid_event: forged });
   });
 });

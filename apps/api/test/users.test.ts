@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Client, client } from './client.js';
 import { createTestApp, PASSWORD, request, sessionWithRole, signupTenant, uniqueEmail, type TestApp } from './harness.js';
 
 let t: TestApp;
+let api: Client;
 beforeAll(async () => {
   t = await createTestApp();
+  api = client(t.app);
 });
 afterAll(() => t.close());
 
@@ -11,18 +14,14 @@ describe('users', () => {
   it('an admin invites a reviewer, who can then sign in with that role', async () => {
     const tenant = await signupTenant(t.app);
     const email = uniqueEmail('reviewer');
-    const created = await request(t.app, tenant.admin, {
-      method: 'POST',
-      url: '/api/v1/users',
-      payload: { name: 'Rita Reviewer', email, password: PASSWORD, role: 'reviewer' },
-    });
+    const created = await api.post(tenant.admin, '/api/v1/users', { name: 'Rita Reviewer', email, password: PASSWORD, role: 'reviewer' });
     expect(created.statusCode).toBe(201);
     expect(created.json()).toEqual({
       data: { id: expect.any(String), email, name: 'Rita Reviewer', role: 'reviewer', created_at: expect.any(String) },
     });
     expect(created.body).not.toContain(PASSWORD);
 
-    const list = await request(t.app, tenant.admin, { method: 'GET', url: '/api/v1/users?limit=1' });
+    const list = await api.get(tenant.admin, '/api/v1/users?limit=1');
     expect(list.statusCode).toBe(200);
     expect(list.json().pagination).toEqual({ total: 2, limit: 1, offset: 0 });
     expect(list.json().data).toHaveLength(1);
@@ -34,24 +33,20 @@ describe('users', () => {
   it('changes a role and ends that user’s sessions, so old rights do not linger', async () => {
     const tenant = await signupTenant(t.app);
     const reviewer = await sessionWithRole(t.app, tenant, 'reviewer');
-    const me = await request(t.app, reviewer, { method: 'GET', url: '/api/v1/auth/me' });
+    const me = await api.get(reviewer, '/api/v1/auth/me');
     const userId = me.json().data.user.id;
 
-    const patched = await request(t.app, tenant.admin, { method: 'PATCH', url: `/api/v1/users/${userId}`, payload: { role: 'viewer' } });
+    const patched = await api.patch(tenant.admin, `/api/v1/users/${userId}`, { role: 'viewer' });
     expect(patched.statusCode).toBe(200);
     expect(patched.json().data.role).toBe('viewer');
-    expect((await request(t.app, reviewer, { method: 'GET', url: '/api/v1/auth/me' })).statusCode).toBe(401);
+    expect((await api.get(reviewer, '/api/v1/auth/me')).statusCode).toBe(401);
   });
 
   it('never removes or demotes the last admin', async () => {
     const tenant = await signupTenant(t.app);
-    const demote = await request(t.app, tenant.admin, {
-      method: 'PATCH',
-      url: `/api/v1/users/${tenant.userId}`,
-      payload: { role: 'viewer' },
-    });
+    const demote = await api.patch(tenant.admin, `/api/v1/users/${tenant.userId}`, { role: 'viewer' });
     expect(demote.statusCode).toBe(409);
-    const remove = await request(t.app, tenant.admin, { method: 'DELETE', url: `/api/v1/users/${tenant.userId}` });
+    const remove = await api.delete(tenant.admin, `/api/v1/users/${tenant.userId}`);
     expect(remove.statusCode).toBe(409);
     expect(remove.json().error).toBe('conflict');
   });
@@ -59,10 +54,10 @@ describe('users', () => {
   it('deletes a user, whose session then stops working', async () => {
     const tenant = await signupTenant(t.app);
     const viewer = await sessionWithRole(t.app, tenant, 'viewer');
-    const userId = (await request(t.app, viewer, { method: 'GET', url: '/api/v1/auth/me' })).json().data.user.id;
-    const deleted = await request(t.app, tenant.admin, { method: 'DELETE', url: `/api/v1/users/${userId}` });
+    const userId = (await api.get(viewer, '/api/v1/auth/me')).json().data.user.id;
+    const deleted = await api.delete(tenant.admin, `/api/v1/users/${userId}`);
     expect(deleted.statusCode).toBe(204);
-    expect((await request(t.app, viewer, { method: 'GET', url: '/api/v1/auth/me' })).statusCode).toBe(401);
+    expect((await api.get(viewer, '/api/v1/auth/me')).statusCode).toBe(401);
   });
 
   it('refuses a duplicate e-mail, a weak password, an unknown role and an empty PATCH', async () => {
@@ -89,14 +84,14 @@ describe('users', () => {
       const response = await request(t.app, other.admin, options);
       expect(response.statusCode).toBe(404);
     }
-    const me = await request(t.app, owner.admin, { method: 'GET', url: '/api/v1/auth/me' });
+    const me = await api.get(owner.admin, '/api/v1/auth/me');
     expect(me.json().data.user.name).toBe('Ada Admin');
   });
 
   it('only admins manage users', async () => {
     const tenant = await signupTenant(t.app);
     const reviewer = await sessionWithRole(t.app, tenant, 'reviewer');
-    const response = await request(t.app, reviewer, { method: 'GET', url: '/api/v1/users' });
+    const response = await api.get(reviewer, '/api/v1/users');
     expect(response.statusCode).toBe(403);
   });
 });

@@ -2,13 +2,15 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verify } from '@octokit/webhooks-methods';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox, webhookDeliveries } from '@agov/db';
 import { eventually, startReceiver, type Receiver } from '../../../test/receiver.js';
+import { type Client, client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, ownDatabase, request, signupTenant, type Tenant, type TestApp } from './harness.js';
+import { createTestApp, ownDatabase, signupTenant, type Tenant, type TestApp } from './harness.js';
+import { evaluation } from './scenarios.js';
 
 /*
  * Effects leave the service through the outbox, dispatched in-process (embedded mode: no
@@ -25,6 +27,7 @@ const DATABASES = {
 
 describe.each(Object.entries(DATABASES))('dispatch on %s', (_name, database) => {
   let t: TestApp;
+  let api: Client;
   beforeAll(async () => {
     t = await createTestApp({
       jobs: true,
@@ -36,8 +39,10 @@ describe.each(Object.entries(DATABASES))('dispatch on %s', (_name, database) => 
         OUTBOX_POLL_MS: '50',
         OUTBOX_LEASE_MS: '3000',
         AUDIT_BATCH_INTERVAL_MS: '500',
+        APPROVAL_EXPIRY_SWEEP_MS: '300',
       },
     });
+    api = client(t.app);
   });
   afterAll(() => t.close());
 
@@ -49,14 +54,10 @@ describe.each(Object.entries(DATABASES))('dispatch on %s', (_name, database) => 
     return started;
   }
 
-  const get = (tenant: Tenant, url: string) => request(t.app, tenant.admin, { method: 'GET', url });
-  const post = (tenant: Tenant, url: string, payload?: object) =>
-    request(t.app, tenant.admin, { method: 'POST', url, ...(payload ? { payload } : {}) });
-
   /** A tenant with an endpoint at `url` for `events`, and an agent whose fixture action takes `effect`. */
   async function subscribed(url: string, events: string[], effect = 'approval_required') {
     const tenant = await signupTenant(t.app);
-    const created = await post(tenant, '/api/v1/webhooks', { url, events });
+    const created = await api.post(tenant.admin, '/api/v1/webhooks', { url, events });
     expect(created.statusCode, created.body).toBe(201);
     const endpoint = created.json().data as { id: string; secret: string };
     const agent = await createAgent(t.app, tenant.admin);
@@ -68,25 +69,19 @@ describe.each(Object.entries(DATABASES))('dispatch on %s', (_name, database) => 
   const arrival = (hook: Receiver, event: string, n = 1) =>
     eventually(async () => hook.envelopes().filter((envelope) => envelope.event === event)[n - 1], 10_000, `${event} #${n}`);
 
-  const evaluate = async (tenant: Tenant, agentId: string) => {
-    const response = await request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: action(agentId) });
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json() as { decision: string; trace_id: string; approval_request_id: string | null };
-  };
-
   const deliveries = async (tenant: Tenant, endpointId: string) =>
-    (await get(tenant, `/api/v1/webhooks/${endpointId}/deliveries`)).json().data as Record<string, unknown>[];
+    (await api.get(tenant.admin, `/api/v1/webhooks/${endpointId}/deliveries`)).json().data as Record<string, unknown>[];
   const outboxOf = (tenantId: string) => t.runtime.database.db.select().from(outbox).where(eq(outbox.tenantId, tenantId));
 
   describe('webhook deliveries', () => {
     it('delivers approval.requested, signed per the spec and Standard Webhooks, and records it', async () => {
       const hook = await receiver(200);
       const { tenant, agent, endpoint } = await subscribed(hook.url, ['approval.requested']);
-      const evaluated = await evaluate(tenant, agent.id);
+      const evaluated = await evaluation(t.app, tenant, action(agent.id));
 
       const [arrived] = await hook.waitFor(1);
       const envelope = JSON.parse(arrived!.body);
-      const approval = (await get(tenant, `/api/v1/approvals/${evaluated.approval_request_id}`)).json().data;
+      const approval = (await api.get(tenant.admin, `/api/v1/approvals/${evaluated.approval_request_id}`)).json().data;
       const { agent: _agent, trace: _trace, ...listed } = approval;
       expect(envelope).toEqual({
         id: expect.any(String),
@@ -133,7 +128,7 @@ describe.each(Object.entries(DATABASES))('dispatch on %s', (_name, database) => 
     it('retries a receiver that always fails: exactly 5 attempts with one delivery id, then failed', async () => {
       const hook = await receiver(500);
       const { tenant, agent, endpoint } = await subscribed(hook.url, ['approval.requested']);
-      await evaluate(tenant, agent.id);
+      await evaluation(t.app, tenant, action(agent.id));
 
       const attempts = await hook.waitFor(5);
       const [delivery] = await eventually(async () => {
@@ -153,7 +148,7 @@ describe.each(Object.entries(DATABASES))('dispatch on %s', (_name, database) => 
     it('delivers on the second attempt after one failure, showing retrying in between', async () => {
       const hook = await receiver(['never', 200]);
       const { tenant, agent, endpoint } = await subscribed(hook.url, ['approval.requested']);
-      await evaluate(tenant, agent.id);
+      await evaluation(t.app, tenant, action(agent.id));
 
       await hook.waitFor(1);
       const retrying = await eventually(async () => (await deliveries(tenant, endpoint.id)).find((d) => d.status === 'retrying'));
@@ -171,8 +166,8 @@ describe.each(Object.entries(DATABASES))('dispatch on %s', (_name, database) => 
     it('sends nothing to an inactive endpoint, and drops effects nobody subscribed to', async () => {
       const hook = await receiver(200);
       const { tenant, agent, endpoint } = await subscribed(hook.url, ['approval.requested']);
-      await request(t.app, tenant.admin, { method: 'PATCH', url: `/api/v1/webhooks/${endpoint.id}`, payload: { is_active: false } });
-      await evaluate(tenant, agent.id);
+      await api.patch(tenant.admin, `/api/v1/webhooks/${endpoint.id}`, { is_active: false });
+      await evaluation(t.app, tenant, action(agent.id));
 
       // Only the approval's expiry, a day away, stays in the outbox.
       const left = await eventually(
@@ -200,8 +195,8 @@ describe.each(Object.entries(DATABASES))('dispatch on %s', (_name, database) => 
         data: { change: 'created', policy: { agent_id: agent.id, policy_effect: 'allow', policy_version: 1 } },
       });
 
-      const allowed = await evaluate(tenant, agent.id);
-      expect((await post(tenant, `/api/v1/traces/${allowed.trace_id}/outcome`, { status: 'success' })).statusCode).toBe(204);
+      const allowed = await evaluation(t.app, tenant, action(agent.id));
+      expect((await api.post(tenant.admin, `/api/v1/traces/${allowed.trace_id}/outcome`, { status: 'success' })).statusCode).toBe(204);
       expect(await arrival(hook, 'trace.completed')).toMatchObject({
         data: {
           trace: { id: allowed.trace_id, agent_id: agent.id, agent_name: agent.name, operation: 'write', final_outcome: 'executed' },
@@ -216,11 +211,11 @@ describe.each(Object.entries(DATABASES))('dispatch on %s', (_name, database) => 
       expect(await arrival(hook, 'policy.updated', 2)).toMatchObject({
         data: { change: 'created', policy: { id: policy.id, policy_version: 1 } },
       });
-      await request(t.app, tenant.admin, { method: 'PATCH', url: `/api/v1/policies/${policy.id}`, payload: { priority: 60 } });
+      await api.patch(tenant.admin, `/api/v1/policies/${policy.id}`, { priority: 60 });
       expect(await arrival(hook, 'policy.updated', 3)).toMatchObject({
         data: { change: 'updated', policy: { id: policy.id, policy_version: 2, priority: 60 } },
       });
-      await request(t.app, tenant.admin, { method: 'DELETE', url: `/api/v1/policies/${policy.id}` });
+      await api.delete(tenant.admin, `/api/v1/policies/${policy.id}`);
       expect(await arrival(hook, 'policy.updated', 4)).toMatchObject({
         data: { change: 'deleted', policy: { id: policy.id, is_active: false } },
       });
@@ -230,10 +225,10 @@ describe.each(Object.entries(DATABASES))('dispatch on %s', (_name, database) => 
         policy_effect: 'approval_required',
         rationale: 'Again a human looks at writes.',
       });
-      const first = await evaluate(tenant, agent.id);
-      const second = await evaluate(tenant, agent.id);
-      await post(tenant, `/api/v1/approvals/${first.approval_request_id}/approve`, { approver_name: 'Rita Reviewer' });
-      await post(tenant, `/api/v1/approvals/${second.approval_request_id}/deny`, { approver_name: 'Rita Reviewer' });
+      const first = await evaluation(t.app, tenant, action(agent.id));
+      const second = await evaluation(t.app, tenant, action(agent.id));
+      await api.post(tenant.admin, `/api/v1/approvals/${first.approval_request_id}/approve`, { approver_name: 'Rita Reviewer' });
+      await api.post(tenant.admin, `/api/v1/approvals/${second.approval_request_id}/deny`, { approver_name: 'Rita Reviewer' });
       expect(await arrival(hook, 'approval.approved')).toMatchObject({
         data: { approval: { id: first.approval_request_id, status: 'approved', approver_name: 'Rita Reviewer' } },
       });
@@ -241,9 +236,9 @@ describe.each(Object.entries(DATABASES))('dispatch on %s', (_name, database) => 
         data: { approval: { id: second.approval_request_id, status: 'denied' } },
       });
 
-      await post(tenant, `/api/v1/agents/${agent.id}/suspend`);
+      await api.post(tenant.admin, `/api/v1/agents/${agent.id}/suspend`);
       expect(await arrival(hook, 'agent.suspended')).toMatchObject({ data: { agent: { id: agent.id, lifecycle_state: 'suspended' } } });
-      await post(tenant, `/api/v1/agents/${agent.id}/revoke`);
+      await api.post(tenant.admin, `/api/v1/agents/${agent.id}/revoke`);
       expect(await arrival(hook, 'agent.revoked')).toMatchObject({ data: { agent: { id: agent.id, lifecycle_state: 'revoked' } } });
 
       expect(
@@ -273,8 +268,8 @@ describe.each(Object.entries(DATABASES))('dispatch on %s', (_name, database) => 
       const tenant = await signupTenant(t.app);
       const agent = await createAgent(t.app, tenant.admin);
       await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'approval_required', max_session_ttl: 1 });
-      await post(tenant, '/api/v1/webhooks', { url: hook.url, events: ['approval.expired'] });
-      const evaluated = await evaluate(tenant, agent.id);
+      await api.post(tenant.admin, '/api/v1/webhooks', { url: hook.url, events: ['approval.expired'] });
+      const evaluated = await evaluation(t.app, tenant, action(agent.id));
 
       // Nobody reads the request: the scheduled expiry alone moves it.
       await hook.waitFor(1, 10_000);
@@ -282,17 +277,39 @@ describe.each(Object.entries(DATABASES))('dispatch on %s', (_name, database) => 
         event: 'approval.expired',
         data: { approval: { id: evaluated.approval_request_id, status: 'expired' } },
       });
-      expect((await get(tenant, '/api/v1/approvals/count?status=expired')).json()).toEqual({ count: 1 });
-      expect((await get(tenant, `/api/v1/traces/${evaluated.trace_id}`)).json().final_outcome).toBe('expired');
+      expect((await api.get(tenant.admin, '/api/v1/approvals/count?status=expired')).json()).toEqual({ count: 1 });
+      expect((await api.get(tenant.admin, `/api/v1/traces/${evaluated.trace_id}`)).json().final_outcome).toBe('expired');
+    });
+
+    it('expires an approval whose own expiry effect is gone through the periodic sweep', async () => {
+      const hook = await receiver(200);
+      const tenant = await signupTenant(t.app);
+      const agent = await createAgent(t.app, tenant.admin);
+      await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'approval_required', max_session_ttl: 1 });
+      await api.post(tenant.admin, '/api/v1/webhooks', { url: hook.url, events: ['approval.expired'] });
+      const evaluated = await evaluation(t.app, tenant, action(agent.id));
+      const removed = await t.runtime.database.db
+        .delete(outbox)
+        .where(and(eq(outbox.tenantId, tenant.tenantId), eq(outbox.kind, 'approval_expiry')))
+        .returning();
+      expect(removed).toHaveLength(1);
+
+      expect(await arrival(hook, 'approval.expired')).toMatchObject({
+        data: { approval: { id: evaluated.approval_request_id, status: 'expired' } },
+      });
+      expect((await api.get(tenant.admin, '/api/v1/approvals/count?status=expired')).json()).toEqual({ count: 1 });
     });
 
     it('sends audit.event for every audit event recorded, with the audit export row as data', async () => {
       const hook = await receiver(200);
       const { tenant, agent } = await subscribed(hook.url, ['audit.event'], 'deny');
-      const denied = await evaluate(tenant, agent.id);
+      const denied = await evaluation(t.app, tenant, action(agent.id));
 
       await hook.waitFor(5);
-      const exported = (await get(tenant, `/api/v1/audit/export?from=2000-01-01&to=2100-01-01`)).json() as Record<string, unknown>[];
+      const exported = (await api.get(tenant.admin, `/api/v1/audit/export?from=2000-01-01&to=2100-01-01`)).json() as Record<
+        string,
+        unknown
+      >[];
       const sent = hook.envelopes().map((envelope) => envelope.data.event as Record<string, unknown>);
       expect(sent.sort((a, b) => String(a.event_id).localeCompare(String(b.event_id)))).toEqual(
         exported.sort((a, b) => String(a.event_id).localeCompare(String(b.event_id))),
@@ -304,8 +321,8 @@ describe.each(Object.entries(DATABASES))('dispatch on %s', (_name, database) => 
     it('announces audit.batch with the number of events recorded since the last batch', async () => {
       const hook = await receiver(200);
       const { tenant, agent } = await subscribed(hook.url, ['audit.batch'], 'deny');
-      await evaluate(tenant, agent.id);
-      await evaluate(tenant, agent.id);
+      await evaluation(t.app, tenant, action(agent.id));
+      await evaluation(t.app, tenant, action(agent.id));
 
       await hook.waitFor(1, 10_000);
       const [batch] = hook.envelopes();

@@ -5,12 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookDeliveries, webhookEndpoints } from '@agov/db';
 import { startReceiver, type Received } from '../../../test/receiver.js';
 import { expectError, fieldsOf } from './assertions.js';
+import { type Client, client } from './client.js';
 import { createTestApp, request, signupTenant, TestClock, type Credential, type TestApp } from './harness.js';
 
 let t: TestApp;
+let api: Client;
 const clock = new TestClock();
 beforeAll(async () => {
   t = await createTestApp({ clock });
+  api = client(t.app);
 });
 afterAll(() => t.close());
 
@@ -55,10 +58,10 @@ async function insertDelivery(
 describe('webhook endpoints', () => {
   it('creates an endpoint and shows its 64-hex secret only in the create response', async () => {
     const tenant = await signupTenant(t.app);
-    const response = await request(t.app, tenant.admin, {
-      method: 'POST',
-      url: '/api/v1/webhooks',
-      payload: { url: HOOK_URL, events: ['approval.requested', 'trace.completed'], description: 'SIEM' },
+    const response = await api.post(tenant.admin, '/api/v1/webhooks', {
+      url: HOOK_URL,
+      events: ['approval.requested', 'trace.completed'],
+      description: 'SIEM',
     });
     expect(response.statusCode).toBe(201);
     const created = response.json().data;
@@ -77,14 +80,14 @@ describe('webhook endpoints', () => {
     const bare = await createEndpoint(t.app, tenant.admin);
     expect(bare.description).toBeNull();
 
-    const list = await request(t.app, tenant.admin, { method: 'GET', url: '/api/v1/webhooks' });
+    const list = await api.get(tenant.admin, '/api/v1/webhooks');
     expect(list.statusCode).toBe(200);
     expect(list.json()).not.toHaveProperty('pagination');
     expect(list.json().data.map((e: { id: string }) => e.id)).toEqual([bare.id, created.id]);
     for (const endpoint of list.json().data) expect(Object.keys(endpoint).sort()).toEqual(ENDPOINT_FIELDS);
     expect(list.body).not.toContain(created.secret);
 
-    const detail = await request(t.app, tenant.admin, { method: 'GET', url: `/api/v1/webhooks/${created.id}` });
+    const detail = await api.get(tenant.admin, `/api/v1/webhooks/${created.id}`);
     expect(detail.statusCode).toBe(200);
     const { secret: _secret, ...withoutSecret } = created;
     expect(detail.json()).toEqual({ data: withoutSecret });
@@ -94,10 +97,10 @@ describe('webhook endpoints', () => {
     const tenant = await signupTenant(t.app);
     const { secret, ...created } = await createEndpoint(t.app, tenant.admin, { description: 'old' });
     clock.advance(5_000);
-    const patched = await request(t.app, tenant.admin, {
-      method: 'PATCH',
-      url: `/api/v1/webhooks/${created.id}`,
-      payload: { events: ['agent.suspended', 'agent.revoked'], is_active: false, description: null },
+    const patched = await api.patch(tenant.admin, `/api/v1/webhooks/${created.id}`, {
+      events: ['agent.suspended', 'agent.revoked'],
+      is_active: false,
+      description: null,
     });
     expect(patched.statusCode, patched.body).toBe(200);
     expect(patched.json().data).toEqual({ ...created, events: ['agent.suspended', 'agent.revoked'], is_active: false, description: null });
@@ -106,11 +109,7 @@ describe('webhook endpoints', () => {
     expect(stored!.updatedAt.getTime() - Date.parse(created.created_at as string)).toBeGreaterThanOrEqual(5_000);
     expect(stored!.secret).toBe(secret);
 
-    const url = await request(t.app, tenant.admin, {
-      method: 'PATCH',
-      url: `/api/v1/webhooks/${created.id}`,
-      payload: { url: 'https://other.example.com/in' },
-    });
+    const url = await api.patch(tenant.admin, `/api/v1/webhooks/${created.id}`, { url: 'https://other.example.com/in' });
     expect(url.json().data).toMatchObject({
       url: 'https://other.example.com/in',
       is_active: false,
@@ -132,7 +131,7 @@ describe('webhook endpoints', () => {
     ['an overlong description', { url: HOOK_URL, events: ['audit.event'], description: 'd'.repeat(501) }, 'description'],
   ])('refuses a create with %s: 400', async (_label, payload, field) => {
     const tenant = await signupTenant(t.app);
-    const response = await request(t.app, tenant.admin, { method: 'POST', url: '/api/v1/webhooks', payload });
+    const response = await api.post(tenant.admin, '/api/v1/webhooks', payload);
     expectError(response, 400, 'validation_error');
     expect(fieldsOf(response)[0]).toBe(field);
   });
@@ -146,7 +145,7 @@ describe('webhook endpoints', () => {
   ])('refuses a PATCH with %s: 400', async (_label, payload, field) => {
     const tenant = await signupTenant(t.app);
     const created = await createEndpoint(t.app, tenant.admin);
-    const response = await request(t.app, tenant.admin, { method: 'PATCH', url: `/api/v1/webhooks/${created.id}`, payload });
+    const response = await api.patch(tenant.admin, `/api/v1/webhooks/${created.id}`, payload);
     expectError(response, 400, 'validation_error');
     expect(fieldsOf(response)).toContain(field);
   });
@@ -165,8 +164,8 @@ describe('webhook endpoints', () => {
     ] as const) {
       expectError(await request(t.app, other.admin, { method, url, payload }), 404, 'not_found');
     }
-    expect((await request(t.app, other.admin, { method: 'GET', url: '/api/v1/webhooks' })).json()).toEqual({ data: [] });
-    const still = await request(t.app, owner.admin, { method: 'GET', url: `/api/v1/webhooks/${created.id}` });
+    expect((await api.get(other.admin, '/api/v1/webhooks')).json()).toEqual({ data: [] });
+    const still = await api.get(owner.admin, `/api/v1/webhooks/${created.id}`);
     expect(still.json().data.is_active).toBe(true);
   });
 
@@ -176,12 +175,12 @@ describe('webhook endpoints', () => {
     await insertDelivery(tenant.tenantId, created.id, new Date(), 'failed');
     expect(await deliveriesOf(created.id)).toHaveLength(1);
 
-    const deleted = await request(t.app, tenant.admin, { method: 'DELETE', url: `/api/v1/webhooks/${created.id}` });
+    const deleted = await api.delete(tenant.admin, `/api/v1/webhooks/${created.id}`);
     expect(deleted.statusCode).toBe(204);
     expect(deleted.body).toBe('');
     expect(await deliveriesOf(created.id)).toHaveLength(0);
-    expectError(await request(t.app, tenant.admin, { method: 'GET', url: `/api/v1/webhooks/${created.id}` }), 404, 'not_found');
-    expectError(await request(t.app, tenant.admin, { method: 'DELETE', url: `/api/v1/webhooks/${created.id}` }), 404, 'not_found');
+    expectError(await api.get(tenant.admin, `/api/v1/webhooks/${created.id}`), 404, 'not_found');
+    expectError(await api.delete(tenant.admin, `/api/v1/webhooks/${created.id}`), 404, 'not_found');
   });
 });
 
@@ -214,7 +213,7 @@ describe('GET /api/v1/webhooks/:id/deliveries', () => {
       .update(webhookDeliveries)
       .set({ httpStatus: 503, nextRetryAt: retryAt, attempts: 2 })
       .where(eq(webhookDeliveries.id, rows[2]!.id));
-    const list = (query = '') => request(t.app, tenant.admin, { method: 'GET', url: `/api/v1/webhooks/${created.id}/deliveries${query}` });
+    const list = (query = '') => api.get(tenant.admin, `/api/v1/webhooks/${created.id}/deliveries${query}`);
 
     const all = await list();
     expect(all.statusCode).toBe(200);
@@ -249,7 +248,7 @@ describe('GET /api/v1/webhooks/:id/deliveries', () => {
     const first = await createEndpoint(t.app, tenant.admin);
     const second = await createEndpoint(t.app, tenant.admin);
     await insertDelivery(tenant.tenantId, first.id, new Date(), 'pending');
-    const response = await request(t.app, tenant.admin, { method: 'GET', url: `/api/v1/webhooks/${second.id}/deliveries` });
+    const response = await api.get(tenant.admin, `/api/v1/webhooks/${second.id}/deliveries`);
     expect(response.json()).toEqual({ data: [] });
   });
 });

@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError, fieldsOf, ISO_TIME } from './assertions.js';
+import { type Client, client } from './client.js';
+import { createTestApp, keyWithScopes, sessionWithRole, type TestApp } from './harness.js';
+import {
+  APPROVAL_REQUESTED_EVENTS,
+  approvalEffectsOf,
+  approvalRequired,
+  approvalSnapshot,
+  decide,
+  requestApproval,
+  traceOf,
+  type Verdict,
+  verification,
+} from './scenarios.js';
+
+let t: TestApp;
+let api: Client;
+beforeAll(async () => {
+  t = await createTestApp();
+  api = client(t.app);
+});
+afterAll(() => t.close());
+
+/** What each verdict does, per the spec's state tables. */
+const OUTCOMES = {
+  approve: {
+    status: 'approved',
+    granted: 'approval_granted',
+    operation: 'operation_allowed',
+    final: 'completed_with_approval',
+    webhook: 'approval.approved',
+  },
+  deny: { status: 'denied', granted: 'approval_denied', operation: 'operation_denied', final: 'denied', webhook: 'approval.denied' },
+} as const;
+
+describe('POST /api/v1/approvals/:id/approve and /deny', () => {
+  it.each([
+    ['approve', 'reviewer', undefined],
+    ['deny', 'key', 'Production is frozen.'],
+  ] as const)('%s (by %s): decides, extends and closes the chain, records the webhook', async (verdict, by, note) => {
+    const expected = OUTCOMES[verdict];
+    const { tenant, agent } = await approvalRequired(t.app);
+    const pending = await requestApproval(t.app, tenant, agent.id);
+    const credential =
+      by === 'reviewer'
+        ? await sessionWithRole(t.app, tenant, 'reviewer')
+        : { apiKey: (await keyWithScopes(t.app, tenant, ['approvals:write'])).apiKey };
+    const response = await decide(t.app, credential, pending.id, verdict, {
+      approver_name: 'Rita Reviewer',
+      ...(note ? { decision_note: note } : {}),
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    const decided = response.json().data;
+    expect(response.json()).toEqual({
+      data: { ...pending, status: expected.status, decided_at: ISO_TIME, approver_name: 'Rita Reviewer', decision_note: note ?? null },
+    });
+    expect(Date.parse(decided.decided_at)).toBeGreaterThanOrEqual(Date.parse(pending.requested_at));
+
+    const trace = await traceOf(t.app, tenant, pending.trace_id);
+    expect(trace).toMatchObject({ final_outcome: expected.final, completed_at: decided.decided_at });
+    expect(trace.events.map((e) => e.event_type)).toEqual([
+      ...APPROVAL_REQUESTED_EVENTS,
+      expected.granted,
+      expected.operation,
+      'trace_closed',
+    ]);
+    expect(trace.events.slice(5)).toMatchObject([
+      { actor_type: 'human_reviewer', actor_name: 'Rita Reviewer', approval_request_id: pending.id, timestamp: decided.decided_at },
+      { actor_type: 'approval_service', approval_request_id: pending.id, timestamp: decided.decided_at },
+      { actor_type: 'system', status: expected.final, timestamp: decided.decided_at },
+    ]);
+    expect(trace.approval_requests).toEqual([
+      { id: pending.id, status: expected.status, approver_name: 'Rita Reviewer', decided_at: decided.decided_at },
+    ]);
+    expect(await verification(t.app, tenant, pending.trace_id)).toMatchObject({ trace_id: pending.trace_id, valid: true, event_count: 8 });
+
+    const { webhooks, audit } = await approvalEffectsOf(t, tenant.tenantId);
+    expect(webhooks).toEqual([
+      {
+        id: expect.any(String),
+        event: expected.webhook,
+        timestamp: decided.decided_at,
+        tenant_id: tenant.tenantId,
+        data: { approval: decided },
+      },
+    ]);
+    expect(audit).toEqual([
+      { trace_id: pending.trace_id, from_seq: 1, to_seq: 5 },
+      { trace_id: pending.trace_id, from_seq: 6, to_seq: 8 },
+    ]);
+  });
+
+  it('refuses a second decision with 409 and changes nothing', async () => {
+    const { tenant, agent } = await approvalRequired(t.app);
+    const pending = await requestApproval(t.app, tenant, agent.id);
+    const approved = (await decide(t.app, tenant.admin, pending.id, 'approve', { approver_name: 'Ada Admin' })).json().data;
+    const before = await approvalSnapshot(t, tenant, pending);
+    for (const verdict of ['approve', 'deny'] as const) {
+      const response = await decide(t.app, tenant.admin, pending.id, verdict, { approver_name: 'Someone Else', decision_note: 'too late' });
+      expectError(response, 409, 'conflict');
+      expect(response.json().details).toEqual({ status: 'approved' });
+    }
+    expect(await approvalSnapshot(t, tenant, pending)).toEqual(before);
+    expect((await api.get(tenant.runtimeKey, `/api/v1/approvals/${pending.id}/status`)).json()).toEqual({
+      id: pending.id,
+      status: 'approved',
+      decided_at: approved.decided_at,
+      approver_name: 'Ada Admin',
+      decision_note: null,
+    });
+  });
+
+  it.each([
+    ['no body', undefined, []],
+    ['approver_name missing', { decision_note: 'ok' }, ['approver_name']],
+    ['approver_name empty', { approver_name: '' }, ['approver_name']],
+    ['approver_name not a string', { approver_name: 42 }, ['approver_name']],
+    ['approver_name over 200 characters', { approver_name: 'a'.repeat(201) }, ['approver_name']],
+    ['decision_note not a string', { approver_name: 'Ada', decision_note: 7 }, ['decision_note']],
+    ['decision_note over 2000 characters', { approver_name: 'Ada', decision_note: 'n'.repeat(2001) }, ['decision_note']],
+    ['an unknown field', { approver_name: 'Ada', status: 'approved' }, ['status']],
+    ['a NUL character in approver_name', { approver_name: 'Ada\u0000' }, []],
+  ])('rejects %s with 400 and leaves the request pending', async (_label, payload, fields) => {
+    const { tenant, agent } = await approvalRequired(t.app);
+    const pending = await requestApproval(t.app, tenant, agent.id);
+    for (const verdict of ['approve', 'deny'] as const) {
+      const response = await decide(t.app, tenant.admin, pending.id, verdict, payload);
+      expectError(response, 400, 'validation_error');
+      if (fields.length > 0) expect(fieldsOf(response)).toEqual(fields);
+    }
+    expect((await api.get(tenant.runtimeKey, `/api/v1/approvals/${pending.id}/status`)).json().status).toBe('pending');
+  });
+
+  it('needs approvals:write or a reviewer/admin session to decide, approvals:read or any session to read', async () => {
+    const { tenant, agent } = await approvalRequired(t.app);
+    const pending = await requestApproval(t.app, tenant, agent.id);
+    const before = await approvalSnapshot(t, tenant, pending);
+    const viewer = await sessionWithRole(t.app, tenant, 'viewer');
+    const readKey = { apiKey: (await keyWithScopes(t.app, tenant, ['approvals:read'])).apiKey };
+    expectError(await decide(t.app, viewer, pending.id, 'approve', { approver_name: 'Vic Viewer' }), 403, 'forbidden');
+    expectError(await decide(t.app, readKey, pending.id, 'deny', { approver_name: 'Reader' }), 403, 'forbidden');
+    expectError(await decide(t.app, tenant.runtimeKey, pending.id, 'approve', { approver_name: 'Runtime' }), 403, 'forbidden');
+    expectError(await decide(t.app, null, pending.id, 'approve', { approver_name: 'Nobody' }), 401, 'unauthorized');
+    expectError(await api.get(null, '/api/v1/approvals'), 401, 'unauthorized');
+    for (const url of [
+      '/api/v1/approvals',
+      '/api/v1/approvals/count',
+      `/api/v1/approvals/${pending.id}`,
+      `/api/v1/approvals/${pending.id}/status`,
+    ]) {
+      expect((await api.get(viewer, url)).statusCode, url).toBe(200);
+      expect((await api.get(readKey, url)).statusCode, url).toBe(200);
+    }
+    expect(await approvalSnapshot(t, tenant, pending)).toEqual(before);
+    expect((await api.get(readKey, `/api/v1/approvals/${pending.id}/status`)).json().status).toBe('pending');
+  });
+
+  it('lets exactly one of 20 concurrent decisions win; the other 19 get 409', async () => {
+    const { tenant, agent } = await approvalRequired(t.app);
+    const pending = await requestApproval(t.app, tenant, agent.id);
+    const writer = { apiKey: (await keyWithScopes(t.app, tenant, ['approvals:write'])).apiKey };
+    const verdicts: Verdict[] = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? 'approve' : 'deny'));
+    const responses = await Promise.all(
+      verdicts.map((verdict, i) => decide(t.app, writer, pending.id, verdict, { approver_name: `Reviewer ${i}` })),
+    );
+
+    const winners = responses.flatMap((response, i) => (response.statusCode === 200 ? [i] : []));
+    expect(winners).toHaveLength(1);
+    const winner = winners[0]!;
+    const expected = OUTCOMES[verdicts[winner]!];
+    const decided = responses[winner]!.json().data;
+    expect(decided).toMatchObject({ status: expected.status, approver_name: `Reviewer ${winner}` });
+    const losers = responses.filter((_, i) => i !== winner);
+    expect(losers.map((response) => response.statusCode)).toEqual(Array(19).fill(409));
+    for (const response of losers) expect(response.json()).toMatchObject({ error: 'conflict', details: { status: expected.status } });
+
+    const trace = await traceOf(t.app, tenant, pending.trace_id);
+    expect(trace.events.map((e) => e.event_type)).toEqual([
+      ...APPROVAL_REQUESTED_EVENTS,
+      expected.granted,
+      expected.operation,
+      'trace_closed',
+    ]);
+    expect(trace.events[5]).toMatchObject({ actor_name: `Reviewer ${winner}` });
+    expect(trace.final_outcome).toBe(expected.final);
+    expect(await verification(t.app, tenant, pending.trace_id)).toMatchObject({ valid: true, event_count: 8 });
+    const { webhooks, audit } = await approvalEffectsOf(t, tenant.tenantId);
+    expect(webhooks).toEqual([expect.objectContaining({ event: expected.webhook, data: { approval: decided } })]);
+    expect(audit).toHaveLength(2);
+    expect((await api.get(tenant.runtimeKey, `/api/v1/approvals/${pending.id}/status`)).json()).toMatchObject({
+      status: expected.status,
+      approver_name: `Reviewer ${winner}`,
+    });
+  });
+});

@@ -1,0 +1,22 @@
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { type Credential, request } from './harness.js';
+
+/** The test client: one call per HTTP method, each answering the raw inject response. */
+export interface Client {
+  get(credential: Credential, url: string): Promise<LightMyRequestResponse>;
+  /** With no `payload` the request has no body. */
+  post(credential: Credential, url: string, payload?: unknown): Promise<LightMyRequestResponse>;
+  patch(credential: Credential, url: string, payload: unknown): Promise<LightMyRequestResponse>;
+  delete(credential: Credential, url: string): Promise<LightMyRequestResponse>;
+}
+
+/** A client of `app`, authenticating each call as `credential` (see harness.ts's `request`). */
+export function client(app: FastifyInstance): Client {
+  return {
+    get: (credential, url) => request(app, credential, { method: 'GET', url }),
+    post: (credential, url, payload) =>
+      request(app, credential, { method: 'POST', url, ...(payload === undefined ? {} : { payload: payload as object }) }),
+    patch: (credential, url, payload) => request(app, credential, { method: 'PATCH', url, payload: payload as object }),
+    delete: (credential, url) => request(app, credential, { method: 'DELETE', url }),
+  };
+}
