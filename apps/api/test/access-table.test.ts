@@ -1,15 +1,23 @@
 import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agents, approvalRequests, policyRules, users, webhookEndpoints } from '@agov/db';
+import { expectError } from './assertions.js';
+import { client } from './client.js';
+import { action, createAgent, createPolicy } from './fixtures.js';
 import {
   createTestApp,
   keyWithScopes,
+  PASSWORD,
   request,
   sessionWithRole,
   signupTenant,
   type Credential,
   type Tenant,
   type TestApp,
+  uniqueEmail,
 } from './harness.js';
+import { evaluation } from './scenarios.js';
 
 /**
  * The spec's endpoint-access table, written out here independently of the code's own
@@ -103,7 +111,8 @@ const call = (row: Row, credential: Credential) =>
     payload: row.method === 'GET' || row.method === 'DELETE' ? undefined : {},
   });
 
-const isAuthFailure = (status: number) => status === 401 || status === 403;
+/** Admitted means past the access check, and never a server error. */
+const admittedCleanly = (status: number) => status !== 401 && status !== 403 && status < 500;
 
 describe('endpoint access table', () => {
   it('covers every route the service exposes', async () => {
@@ -128,7 +137,7 @@ describe('endpoint access table', () => {
       for (const scope of SCOPES) {
         const admitted = row.scope === 'any' || scope === 'admin' || scope === row.scope;
         const response = await call(row, keys[scope]!);
-        if (admitted) expect(isAuthFailure(response.statusCode), `${scope}: ${response.body}`).toBe(false);
+        if (admitted) expect(admittedCleanly(response.statusCode), `${scope}: ${response.statusCode} ${response.body}`).toBe(true);
         else expect(response.statusCode, `${scope} should be refused`).toBe(403);
       }
     });
@@ -137,9 +146,82 @@ describe('endpoint access table', () => {
       // Fresh sessions per row: a row such as logout ends the session it is called with.
       for (const role of ANY_ROLE) {
         const response = await call(row, await sessionWithRole(t.app, tenant, role));
-        if (row.roles.includes(role)) expect(isAuthFailure(response.statusCode), `${role}: ${response.body}`).toBe(false);
+        if (row.roles.includes(role))
+          expect(admittedCleanly(response.statusCode), `${role}: ${response.statusCode} ${response.body}`).toBe(true);
         else expect(response.statusCode, `${role} should be refused`).toBe(403);
       }
     });
+  });
+});
+
+/** A body each route accepts, so that only the resource's owner decides the answer. */
+const VALID_BODIES: Record<string, object> = {
+  'PATCH /api/v1/users/:id': { name: 'Renamed' },
+  'PATCH /api/v1/agents/:id': { description: 'Renamed' },
+  'PATCH /api/v1/policies/:id': { priority: 1 },
+  'POST /api/v1/approvals/:id/approve': { approver_name: 'Intruder' },
+  'POST /api/v1/approvals/:id/deny': { approver_name: 'Intruder' },
+  'POST /api/v1/traces/:traceId/outcome': { status: 'success' },
+  'PATCH /api/v1/webhooks/:id': { description: 'Renamed' },
+};
+
+describe("another tenant's resources", () => {
+  // Every kind of resource a route can name, owned by another tenant.
+  const theirs: Record<string, string> = {};
+  let theirKey: Credential = null;
+  beforeAll(async () => {
+    const other = await signupTenant(t.app);
+    const api = client(t.app);
+    const agent = await createAgent(t.app, other.admin);
+    const rule = await createPolicy(t.app, other.admin, agent.id, { policy_effect: 'approval_required' });
+    const evaluated = await evaluation(t.app, other, action(agent.id));
+    const user = await api.post(other.admin, '/api/v1/users', {
+      name: 'Their reviewer',
+      email: uniqueEmail('theirs'),
+      password: PASSWORD,
+      role: 'reviewer',
+    });
+    const key = await keyWithScopes(t.app, other, ['agents:read']);
+    theirKey = { apiKey: key.apiKey };
+    const hook = await api.post(other.admin, '/api/v1/webhooks', {
+      url: 'https://hooks.example.com/theirs',
+      events: ['approval.requested'],
+    });
+    Object.assign(theirs, {
+      users: user.json().data.id,
+      'api-keys': key.id,
+      agents: agent.id,
+      policies: rule.id,
+      approvals: evaluated.approval_request_id!,
+      traces: evaluated.trace_id,
+      webhooks: hook.json().data.id,
+    });
+  });
+
+  const withId = ACCESS_TABLE.filter((row) => /:(id|traceId)/.test(row.path));
+
+  it.each(withId)("$method $path answers 404 to this tenant's admin key", async (row) => {
+    const collection = row.path.split('/')[3]!;
+    const id = theirs[collection];
+    expect(id, `no resource of the other tenant for ${collection}`).toBeDefined();
+    const response = await request(t.app, keys.admin!, {
+      method: row.method as 'GET',
+      url: row.path.replace(/:(id|traceId)/, id!),
+      payload: VALID_BODIES[`${row.method} ${row.path}`] ?? (row.method === 'GET' || row.method === 'DELETE' ? undefined : {}),
+    });
+    expectError(response, 404, 'not_found');
+  });
+
+  it('leaves every one of them as it was', async () => {
+    const [agent] = await t.runtime.database.db.select().from(agents).where(eq(agents.id, theirs.agents!));
+    expect(agent).toMatchObject({ lifecycleState: 'active', description: 'Reconciles supplier invoices' });
+    const [approval] = await t.runtime.database.db.select().from(approvalRequests).where(eq(approvalRequests.id, theirs.approvals!));
+    expect(approval).toMatchObject({ status: 'pending', approverName: null });
+    const [rule] = await t.runtime.database.db.select().from(policyRules).where(eq(policyRules.id, theirs.policies!));
+    expect(rule).toMatchObject({ isActive: true, priority: 10, policyVersion: 1 });
+    expect(await t.runtime.database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, theirs.webhooks!))).toHaveLength(1);
+    expect(await t.runtime.database.db.select().from(users).where(eq(users.id, theirs.users!))).toHaveLength(1);
+    // Neither rotated nor deleted: the key still works.
+    expect((await request(t.app, theirKey, { method: 'GET', url: '/api/v1/agents' })).statusCode).toBe(200);
   });
 });
