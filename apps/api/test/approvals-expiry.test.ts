@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireApproval, expireDueApprovals } from '@agov/domain';
 import { expectError, ISO_TIME } from './assertions.js';
 import { type Client, client } from './client.js';
-import { createTestApp, TestClock, type Tenant, type TestApp } from './harness.js';
+import { createTestApp, ownDatabase, TestClock, type Tenant, type TestApp } from './harness.js';
 import {
   APPROVAL_REQUESTED_EVENTS,
   type Approval,
@@ -15,12 +15,13 @@ import {
   verification,
 } from './scenarios.js';
 
-// One app whose clock the tests move past expires_at; every test makes its own tenant.
+// One app whose clock the tests move past expires_at; every test makes its own tenant. The
+// sweep expires whatever is due in the whole database, so these tests have one of their own.
 const clock = new TestClock();
 let t: TestApp;
 let api: Client;
 beforeAll(async () => {
-  t = await createTestApp({ clock });
+  t = await createTestApp({ clock, env: { DATABASE_URL: await ownDatabase() } });
   api = client(t.app);
 });
 afterAll(() => t.close());
