@@ -3,6 +3,7 @@ import { agents, policyRules, type PolicyRuleRow } from '@agov/db';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import { presentAgent } from '../presenters/agents.js';
+import { ConditionBudget } from '../policy/condition-budget.js';
 import type { DecisionInputs } from '../policy/decision-inputs.js';
 import { firstMatchingRule, orderRules, type ActionRequest, type PolicyEffect } from '../policy/matching.js';
 
@@ -37,7 +38,12 @@ export async function loadDecisionInputs(deps: Deps, tenantId: string, agentId: 
 
 export const DEFAULT_DENY_REASON = 'No policy rule matched this action; denied by default';
 
-/** The decision for one action: inactive agents are denied, then the first matching rule decides. */
+/**
+ * The decision for one action: inactive agents are denied, then the first matching rule
+ * decides. One ConditionBudget bounds all the JSON Logic this decision runs; a rule whose
+ * condition errors or exhausts it denies (fails closed) and is named as the deciding rule,
+ * so the trace and the dry run point at the rule to fix.
+ */
 export function decide(inputs: DecisionInputs, request: ActionRequest, context: Record<string, unknown>): Decision {
   const state = inputs.agent.lifecycleState;
   if (state !== 'active') {
@@ -54,10 +60,15 @@ export function decide(inputs: DecisionInputs, request: ActionRequest, context: 
       data_classification: request.data_classification,
     },
   };
-  const rule = firstMatchingRule(inputs.rules, request, conditionData);
-  if (!rule) return { effect: 'deny', rule: null, reason: DEFAULT_DENY_REASON };
+  const match = firstMatchingRule(inputs.rules, request, conditionData, new ConditionBudget());
+  if (!match) return { effect: 'deny', rule: null, reason: DEFAULT_DENY_REASON };
+  const { rule, conditionError } = match;
+  if (conditionError !== null) return { effect: 'deny', rule, reason: conditionFailureReason(rule.policyName, conditionError) };
   return { effect: rule.policyEffect, rule, reason: rule.rationale };
 }
+
+const conditionFailureReason = (policyName: string, error: string) =>
+  `Condition of rule "${policyName}" could not be evaluated: ${error}; denied`;
 
 export interface EvaluationRequest extends ActionRequest {
   agent_id: string;

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors.js';
-import { assertValidConditions, conditionsHold } from './conditions.js';
+import { ConditionBudget, ConditionBudgetExceeded } from './condition-budget.js';
+import { assertValidConditions, conditionsHold as holdsWithin } from './conditions.js';
+
+const conditionsHold = (conditions: object, data: object) => holdsWithin(conditions, data, new ConditionBudget());
 
 function rejection(conditions: unknown, field?: string): AppError {
   try {
@@ -81,6 +84,29 @@ describe('assertValidConditions', () => {
     expect(rejection({ if: [true, { bogus: 1 }, 0] }).message).toContain('unknown operator "bogus"');
   });
 
+  // Nodes are JSON values: {"cat": [...]} is the operator object, its array, and each literal.
+  const catOf = (literals: number) => ({ cat: Array.from({ length: literals }, () => 'x') });
+
+  it('accepts an expression of 1 000 nodes', () => {
+    expect(() => assertValidConditions(catOf(998))).not.toThrow();
+  });
+
+  it('rejects an expression of 1 001 nodes, naming the field', () => {
+    const error = rejection(catOf(999));
+    expect(error.status).toBe(400);
+    expect(error.code).toBe('validation_error');
+    const message = 'conditions: the expression has more than 1000 nodes (operators, arrays and values)';
+    expect(error.message).toBe(`Invalid conditions: ${message}`);
+    expect(error.details).toEqual({ fields: [{ field: 'conditions', message }] });
+  });
+
+  it('counts nodes at every depth, var paths and fallbacks included', () => {
+    const leaf = { '==': [{ var: ['context.a', 0] }, 1] }; // 7 nodes
+    const wide = (n: number) => ({ and: Array.from({ length: n }, () => leaf) }); // 2 + 7n nodes
+    expect(() => assertValidConditions(wide(142))).not.toThrow(); // 996
+    expect(rejection(wide(143)).message).toContain('more than 1000 nodes'); // 1003
+  });
+
   it('names the field it was given', () => {
     expect(rejection({ foo: 1 }, 'rules[0].conditions').message).toBe(
       'Invalid rules[0].conditions: rules[0].conditions: unknown operator "foo"',
@@ -108,8 +134,23 @@ describe('conditionsHold', () => {
     expect(conditionsHold({ '+': [0] }, data)).toBe(false);
   });
 
-  it('does not hold when the expression fails on the data', () => {
+  it('never calls a method named in the data', () => {
     expect(conditionsHold({ in: ['a', { var: 'context.list' }] }, { context: { list: { indexOf: 1 } } })).toBe(false);
-    expect(conditionsHold({ cat: [{ var: 'context.x' }] }, { context: { x: { toString: 1 } } })).toBe(false);
+    expect(conditionsHold({ cat: [{ var: 'context.x' }] }, { context: { x: { toString: 1 } } })).toBe(true);
+    expect(conditionsHold({ var: 'context.name.toUpperCase' }, { context: { name: 'a' } })).toBe(false);
+  });
+
+  it('throws, rather than answering false, when the expression cannot be evaluated', () => {
+    expect(() => conditionsHold({ '*': [] }, data)).toThrow('"*" needs at least one operand');
+    expect(() => conditionsHold({ missing_some: [1, null] }, data)).toThrow('"missing_some" needs a list of keys');
+  });
+
+  it('spends from the budget it is given, and throws once it is spent', () => {
+    const budget = new ConditionBudget();
+    const items = { context: { items: Array.from({ length: 1_500 }, (_, i) => i) } };
+    const scan = { some: [{ var: 'context.items' }, { '<': [{ var: '' }, 0] }] }; // about 4 500 operations
+    expect(holdsWithin(scan, items, budget)).toBe(false);
+    expect(holdsWithin(scan, items, budget)).toBe(false);
+    expect(() => holdsWithin(scan, items, budget)).toThrow(ConditionBudgetExceeded);
   });
 });

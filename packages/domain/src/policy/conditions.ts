@@ -1,13 +1,16 @@
-import jsonLogic, { type RulesLogic } from 'json-logic-js';
 import { AppError } from '../errors.js';
+import { type ConditionBudget, CONDITION_LIMITS } from './condition-budget.js';
+import { applyLogic, truthy } from './json-logic.js';
 
 /**
  * Rule conditions are JSON Logic (jsonlogic.com), evaluated against {context, agent, request}.
  * They are checked when written, so evaluation never meets an unknown operator or a path
  * into an object's prototype. `var` paths must be literals: a computed path such as
  * {"var": {"cat": ["__pro", "to__"]}} could otherwise assemble a forbidden name at run time.
+ * An expression holds at most CONDITION_LIMITS.nodes JSON values; its evaluation runs
+ * under the decision's ConditionBudget (json-logic.ts).
  */
-const OPERATORS = new Set([
+export const OPERATORS = new Set([
   '==',
   '===',
   '!=',
@@ -49,6 +52,8 @@ export function assertValidConditions(conditions: unknown, field = 'conditions')
   const problems: string[] = [];
   if (typeof conditions !== 'object' || conditions === null || Array.isArray(conditions)) {
     problems.push('must be a JSON Logic expression object');
+  } else if (countNodes(conditions, CONDITION_LIMITS.nodes) > CONDITION_LIMITS.nodes) {
+    problems.push(`${field}: the expression has more than ${CONDITION_LIMITS.nodes} nodes (operators, arrays and values)`);
   } else {
     check(conditions, field, problems);
   }
@@ -96,11 +101,22 @@ function checkVar(operand: unknown, path: string, problems: string[]): void {
   check(fallback, path, problems);
 }
 
-/** Whether a validated expression holds; an expression that fails on this data does not hold. */
-export function conditionsHold(conditions: object, data: object): boolean {
-  try {
-    return jsonLogic.truthy(jsonLogic.apply(conditions as RulesLogic, data));
-  } catch {
-    return false;
+/** The JSON values in `node` (itself included), counting no further than just past `limit`. */
+function countNodes(node: unknown, limit: number): number {
+  let count = 1;
+  if (typeof node !== 'object' || node === null) return count;
+  for (const child of Object.values(node)) {
+    count += countNodes(child, limit - count);
+    if (count > limit) break;
   }
+  return count;
+}
+
+/**
+ * Whether a validated expression holds on `data`, spending from the decision's `budget`.
+ * Throws when it cannot be evaluated (ConditionBudgetExceeded, or an Error); the caller
+ * fails closed.
+ */
+export function conditionsHold(conditions: object, data: object, budget: ConditionBudget): boolean {
+  return truthy(applyLogic(conditions, data, budget));
 }

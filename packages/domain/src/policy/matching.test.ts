@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ConditionBudget } from './condition-budget.js';
 import { firstMatchingRule, orderRules, type ActionRequest, type MatchableRule } from './matching.js';
 
 const request: ActionRequest = {
@@ -79,7 +80,7 @@ describe('orderRules', () => {
 
 describe('firstMatchingRule', () => {
   const match = (rules: MatchableRule[], req: ActionRequest = request) =>
-    firstMatchingRule(orderRules(rules), req, conditionData)?.id ?? null;
+    firstMatchingRule(orderRules(rules), req, conditionData, new ConditionBudget())?.rule.id ?? null;
 
   it('returns null when nothing matches or there are no rules', () => {
     expect(match([])).toBeNull();
@@ -154,6 +155,38 @@ describe('firstMatchingRule', () => {
 
   it('returns the rule object itself', () => {
     const only = rule('only');
-    expect(firstMatchingRule([only], request, conditionData)).toBe(only);
+    expect(firstMatchingRule([only], request, conditionData, new ConditionBudget())).toEqual({ rule: only, conditionError: null });
+  });
+
+  const doubling = { reduce: [Array.from({ length: 40 }, () => 1), { merge: [{ var: 'accumulator' }, { var: 'accumulator' }] }, [1]] };
+
+  it.each([
+    ['errors', { '*': [] }, '"*" needs at least one operand'],
+    ['runs out of budget', doubling, 'budget exceeded: more than 10000 operations'],
+  ])('fails closed when a condition %s: that rule is the match, with the error, and no lower rule wins', (_, conditions, why) => {
+    const failing = rule('failing', { priority: 100, conditions });
+    const ordered = orderRules([rule('fallback', { priority: 1 }), failing]);
+    expect(firstMatchingRule(ordered, request, conditionData, new ConditionBudget())).toEqual({ rule: failing, conditionError: why });
+  });
+
+  it('shares one budget among all the conditions it evaluates', () => {
+    // Each condition alone fits the budget (about 4 000 operations); three together do not.
+    const scan = { some: [{ var: 'context.items' }, { '<': [{ var: '' }, 0] }] };
+    const rules = orderRules([
+      rule('first', { priority: 3, conditions: scan }),
+      rule('second', { priority: 2, conditions: scan }),
+      rule('third', { priority: 1, conditions: scan }),
+    ]);
+    const data = { ...conditionData, context: { items: Array.from({ length: 1_300 }, (_, i) => i) } };
+    const match = firstMatchingRule(rules, request, data, new ConditionBudget());
+    expect(match?.rule.id).toBe('third');
+    expect(match?.conditionError).toBe('budget exceeded: more than 10000 operations');
+    expect(firstMatchingRule(rules.slice(2), request, data, new ConditionBudget())).toBeNull();
+  });
+
+  it('does not touch the budget for rules without conditions', () => {
+    const budget = new ConditionBudget();
+    budget.spend(10_000);
+    expect(firstMatchingRule([rule('plain')], request, conditionData, budget)?.rule.id).toBe('plain');
   });
 });

@@ -1,3 +1,4 @@
+import type { ConditionBudget } from './condition-budget.js';
 import { conditionsHold } from './conditions.js';
 import { globMatches } from './glob.js';
 
@@ -39,22 +40,45 @@ export function orderRules<T extends MatchableRule>(rules: readonly T[]): T[] {
   );
 }
 
+/** The rule that decides; `conditionError` says why its condition could not be evaluated, and then the rule denies. */
+export interface RuleMatch<T> {
+  rule: T;
+  conditionError: string | null;
+}
+
 /**
  * The first rule in `ordered` (already ordered by orderRules) that matches, or null.
  * Because the order is fixed in advance, the first match is the one the contract says wins.
+ * Every condition evaluated spends from the one `budget` of this decision. A condition that
+ * errors or runs out of budget fails closed: its rule is the match, with the error, so no
+ * lower rule (an `allow`, say) can win because a higher one could not be evaluated.
  */
-export function firstMatchingRule<T extends MatchableRule>(ordered: readonly T[], request: ActionRequest, conditionData: object): T | null {
-  return ordered.find((rule) => ruleMatches(rule, request, conditionData)) ?? null;
+export function firstMatchingRule<T extends MatchableRule>(
+  ordered: readonly T[],
+  request: ActionRequest,
+  conditionData: object,
+  budget: ConditionBudget,
+): RuleMatch<T> | null {
+  for (const rule of ordered) {
+    if (!fieldsMatch(rule, request)) continue;
+    // A rule without conditions costs nothing more: no evaluator, no budget.
+    if (rule.conditions === null) return { rule, conditionError: null };
+    try {
+      if (conditionsHold(rule.conditions, conditionData, budget)) return { rule, conditionError: null };
+    } catch (error) {
+      return { rule, conditionError: error instanceof Error ? error.message : String(error) };
+    }
+  }
+  return null;
 }
 
 // Cheap comparisons first; JSON Logic runs only for rules that match on every field.
-function ruleMatches(rule: MatchableRule, request: ActionRequest, conditionData: object): boolean {
+function fieldsMatch(rule: MatchableRule, request: ActionRequest): boolean {
   return (
     rule.dataClassification === request.data_classification &&
     matchesExactOrAny(rule.targetIntegration, request.target_integration) &&
     matchesExactOrAny(rule.operation, request.operation) &&
-    globMatches(rule.resourceScope, request.resource_scope) &&
-    (rule.conditions === null || conditionsHold(rule.conditions, conditionData))
+    globMatches(rule.resourceScope, request.resource_scope)
   );
 }
 
