@@ -11,7 +11,8 @@ const SETTLE_MS = 2_000;
 
 /**
  * Announces `audit.batch` (data `{from, to, event_count}`) to every tenant subscribed to it
- * that has recorded events since its last batch, and moves its cursor. Run every
+ * that has recorded events since its last batch, and moves its cursor: batches are
+ * contiguous, each `from` the previous `to`. Run every
  * `AUDIT_BATCH_INTERVAL_MS`; a duplicate run finds the cursor moved and announces nothing.
  */
 export async function announceAuditBatches(deps: Deps): Promise<number> {
@@ -37,9 +38,10 @@ export async function announceAuditBatches(deps: Deps): Promise<number> {
         .select({ total: count() })
         .from(traceEvents)
         .where(and(eq(traceEvents.tenantId, tenantId), gt(traceEvents.timestamp, from), lte(traceEvents.timestamp, to)));
-      await tx.update(auditBatchCursors).set({ reachedAt: to }).where(eq(auditBatchCursors.tenantId, tenantId));
       const eventCount = counted?.total ?? 0;
+      // Nothing new: the cursor stays, so each batch starts where the last one announced ended.
       if (eventCount === 0) return false;
+      await tx.update(auditBatchCursors).set({ reachedAt: to }).where(eq(auditBatchCursors.tenantId, tenantId));
       const data = { from: from.toISOString(), to: to.toISOString(), event_count: eventCount };
       await recordEffects(tx, tenantId, [{ kind: 'webhook', event: 'audit.batch', data }], now);
       return true;
