@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, lte } from 'drizzle-orm';
-import { approvalRequests, type Tx, type ApprovalRow, type TraceRow } from '@agov/db';
+import { agents, approvalRequests, type Tx, type ApprovalRow, type TraceRow } from '@agov/db';
 import { actorName, type Principal } from '../access.js';
 import type { NewEvent } from '../audit/chain-events.js';
 import type { Deps } from '../deps.js';
@@ -21,6 +21,7 @@ const inTenant = (tenantId: string, id: string) => and(eq(approvalRequests.id, i
  * any number of concurrent decisions exactly one finds it pending; in the same transaction
  * the trace is locked, its chain extended and closed, and the webhook recorded. A decision
  * after `expires_at` is refused and expires the request on the spot, as the sweep would.
+ * Approving needs the agent active (`agentMayBeApproved`); denying is always allowed.
  */
 export async function decideApproval(
   deps: Deps,
@@ -32,6 +33,7 @@ export async function decideApproval(
   const { status, finalOutcome, event } = VERDICTS[verdict];
   const now = deps.clock.now();
   const decided = await deps.database.db.transaction(async (tx) => {
+    if (verdict === 'approve') await agentMayBeApproved(tx, principal.tenantId, id, now);
     const [approval] = await tx
       .update(approvalRequests)
       .set({ status, decidedAt: now, approverName: input.approver_name, decisionNote: input.decision_note ?? null })
@@ -44,6 +46,37 @@ export async function decideApproval(
   });
   if (decided) return decided;
   throw await refusal(deps, principal.tenantId, id, now);
+}
+
+/**
+ * Refuses to approve a pending request of a suspended or revoked agent; the request stays
+ * pending, so it can still be denied or expire. The agent row is read `FOR SHARE`, which
+ * conflicts with the UPDATE that suspends or revokes it: a lifecycle move waits for this
+ * transaction to end, or this read waits for the move to commit and sees its result. So no
+ * approval commits for an agent whose suspension committed first. (A check inside the
+ * approval's UPDATE would read the agent without a lock, and a refusal would then have to be
+ * explained from a later read that might already disagree.) A request that is no longer
+ * pending, or overdue, falls through to the UPDATE, which finds nothing, and `refusal` says why.
+ */
+async function agentMayBeApproved(tx: Tx, tenantId: string, id: string, now: Date): Promise<void> {
+  const [found] = await tx
+    .select({
+      state: agents.lifecycleState,
+      status: approvalRequests.status,
+      expiresAt: approvalRequests.expiresAt,
+      traceId: approvalRequests.traceId,
+    })
+    .from(approvalRequests)
+    .innerJoin(agents, and(eq(agents.id, approvalRequests.agentId), eq(agents.tenantId, approvalRequests.tenantId)))
+    .where(inTenant(tenantId, id))
+    .for('share', { of: agents });
+  if (!found || found.state === 'active' || found.status !== 'pending' || found.expiresAt <= now) return;
+  throw new AppError(
+    'conflict',
+    `agent is ${found.state}; only requests of an active agent can be approved`,
+    { lifecycle_state: found.state },
+    found.traceId,
+  );
 }
 
 /** Why a decision found nothing pending to move; a request found overdue is expired first. */
