@@ -103,5 +103,5 @@ export const Verification = Type.Object({
   valid: Type.Boolean(),
   event_count: Type.Integer(),
   verified_at: Timestamp,
-  first_invalid_event: Type.Optional(Type.String()),
+  first_invalid_event: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });

@@ -48,6 +48,12 @@ export function eventHash(previousHash: string, event: ChainedEvent): string {
   return `sha256:${createHash('sha256').update(`${previousHash}\n${canonical}`).digest('hex')}`;
 }
 
+/** Where a trace's chain ended when it was last appended to, as the trace row stores it. */
+export interface ChainHead {
+  eventCount: number;
+  lastEventHash: string;
+}
+
 /**
  * Verifies a trace's events in order. Event i is valid when its stored integrity_hash
  * equals eventHash(stored integrity_hash of event i-1, or GENESIS_HASH for the first,
@@ -55,8 +61,16 @@ export function eventHash(previousHash: string, event: ChainedEvent): string {
  *
  * Each event is checked against its predecessor's stored hash, not a recomputed one, so
  * the report points at the event where the chain breaks rather than at every event after it.
+ *
+ * With the stored `head`, an intact chain must also end where the head says. Events missing
+ * from the end leave a shorter chain that is valid on its own; against the head it is not,
+ * and the report names the last event still present (its hash is not the head's), or null
+ * when none is left. Events past the head are reported at the first of them.
  */
-export function verifyChain(events: readonly (ChainedEvent & { integrity_hash: string | null })[]): {
+export function verifyChain(
+  events: readonly (ChainedEvent & { integrity_hash: string | null })[],
+  head?: ChainHead,
+): {
   valid: boolean;
   firstInvalidEventId: string | null;
 } {
@@ -66,6 +80,10 @@ export function verifyChain(events: readonly (ChainedEvent & { integrity_hash: s
       return { valid: false, firstInvalidEventId: event.id };
     }
     previousHash = event.integrity_hash;
+  }
+  if (head && (events.length !== head.eventCount || previousHash !== head.lastEventHash)) {
+    const beyondHead = events.length > head.eventCount && events[head.eventCount - 1]?.integrity_hash === head.lastEventHash;
+    return { valid: false, firstInvalidEventId: (beyondHead ? events[head.eventCount] : events.at(-1))?.id ?? null };
   }
   return { valid: true, firstInvalidEventId: null };
 }

@@ -59,10 +59,30 @@ export interface Verification {
   firstInvalidEventId: string | null;
 }
 
-/** Recomputes the trace's hash chain from the stored events. */
+/**
+ * Recomputes the trace's hash chain from the stored events and checks that it ends at the
+ * head stored on the trace, which also catches events deleted from the end (README.md).
+ * Head and events are read from one snapshot: read apart, an append committing in between
+ * would look like tampering.
+ */
 export async function verifyTrace(deps: Deps, principal: Principal, traceId: string): Promise<Verification> {
-  const { events } = await getTrace(deps, principal, traceId);
-  const result = verifyChain(events.map(chainedFields));
+  const { trace, events } = await deps.database.db.transaction(
+    async (tx) => {
+      const [found] = await tx
+        .select()
+        .from(traces)
+        .where(and(eq(traces.id, traceId), eq(traces.tenantId, principal.tenantId)));
+      if (!found) throw notFound('Trace');
+      const chain = await tx
+        .select()
+        .from(traceEvents)
+        .where(and(eq(traceEvents.traceId, traceId), eq(traceEvents.tenantId, principal.tenantId)))
+        .orderBy(asc(traceEvents.seq));
+      return { trace: found, events: chain };
+    },
+    { isolationLevel: 'repeatable read', accessMode: 'read only' },
+  );
+  const result = verifyChain(events.map(chainedFields), { eventCount: trace.eventCount, lastEventHash: trace.lastEventHash });
   return {
     traceId,
     valid: result.valid,

@@ -68,7 +68,8 @@ export const traceRoutes: Routes = async (app, { deps }) => {
         valid: result.valid,
         event_count: result.eventCount,
         verified_at: result.verifiedAt.toISOString(),
-        ...(result.firstInvalidEventId ? { first_invalid_event: result.firstInvalidEventId } : {}),
+        // Shown whenever the chain is broken; null when no event is left to name.
+        ...(result.valid ? {} : { first_invalid_event: result.firstInvalidEventId }),
       };
     },
   );
