@@ -28,8 +28,14 @@ export interface Database {
    * the database's own work.
    */
   prepared<T>(text: string, params: readonly unknown[]): Promise<T[]>;
-  /** Subscribes to a notification channel; resolves to the function that unsubscribes. */
-  listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Subscribes to a notification channel; resolves to the function that unsubscribes.
+   * Notifications sent while the listening connection is down are lost: `onResubscribe`
+   * runs each time the subscription is made again after that connection was lost, so the
+   * caller can drop whatever those notifications would have told it. (An embedded
+   * database lives in this process and never loses the subscription.)
+   */
+  listen(channel: string, onMessage: (payload: string) => void, onResubscribe?: () => void): Promise<() => Promise<void>>;
   migrate(): Promise<void>;
   close(): Promise<void>;
 }
@@ -61,8 +67,14 @@ function openPostgres(url: string, poolSize: number): Database {
         lock.release();
       }
     },
-    async listen(channel, onMessage) {
-      const { unlisten } = await client.listen(channel, onMessage);
+    async listen(channel, onMessage, onResubscribe) {
+      // postgres.js calls `onlisten` on the first LISTEN and again each time it re-issues
+      // LISTEN on a new connection after the old one closed.
+      let subscribed = false;
+      const { unlisten } = await client.listen(channel, onMessage, () => {
+        if (subscribed) onResubscribe?.();
+        subscribed = true;
+      });
       return unlisten;
     },
     close: () => client.end({ timeout: 5 }),

@@ -31,6 +31,12 @@ export class InvalidatedCache<V extends {}> {
     this.entries.delete(key);
   }
 
+  /** Drops every entry, for when invalidations may have been missed. */
+  clear(): void {
+    this.generation += 1;
+    this.entries.clear();
+  }
+
   deleteWhere(predicate: (value: V) => boolean): void {
     this.generation += 1;
     for (const [key, value] of this.entries.entries()) if (predicate(value)) this.entries.delete(key);

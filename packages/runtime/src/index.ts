@@ -65,11 +65,21 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     observe: metrics.observer,
   };
 
-  const stopListening = await database.listen(INVALIDATION_CHANNEL, (payload) => {
-    const message = parseInvalidation(payload);
-    if (message) applyInvalidation(deps, message);
-    else options.logger.warn({ payload }, 'ignored malformed cache invalidation');
-  });
+  const stopListening = await database.listen(
+    INVALIDATION_CHANNEL,
+    (payload) => {
+      const message = parseInvalidation(payload);
+      if (message) applyInvalidation(deps, message);
+      else options.logger.warn({ payload }, 'ignored malformed cache invalidation');
+    },
+    () => {
+      // Invalidations sent while the listening connection was down never arrive, so a
+      // deleted key or a suspended agent would stay usable until its entry's TTL ran out.
+      deps.apiKeys.clear();
+      deps.decisionInputs.clear();
+      options.logger.warn('cache invalidation listener reconnected; cleared the key and decision caches');
+    },
+  );
 
   const logger = options.logger;
   let dispatch: Dispatch | null = null;

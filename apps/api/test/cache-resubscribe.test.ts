@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INVALIDATION_CHANNEL, type Invalidation } from '@agov/domain';
+import { cacheEntryFor } from './assertions.js';
+import { createTestApp, ownDatabase, type TestApp } from './harness.js';
+
+// A database of its own: terminating the LISTEN backend must not reach other files' apps.
+let t: TestApp;
+let databaseUrl: string;
+beforeAll(async () => {
+  databaseUrl = await ownDatabase();
+  t = await createTestApp({ env: { DATABASE_URL: databaseUrl } });
+});
+afterAll(() => t.close());
+
+/** Kills the app's LISTEN connection from outside, as a database restart or failover would; answers how many died. */
+async function terminateListener(): Promise<number> {
+  const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    const killed = await admin`
+      select pg_terminate_backend(pid) from pg_stat_activity
+      where query ilike 'listen%' and datname = current_database() and pid <> pg_backend_pid()`;
+    return killed.length;
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Sends an invalidation as another process's committed change would. */
+async function notify(message: Invalidation) {
+  const other = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    await other`select pg_notify(${INVALIDATION_CHANNEL}, ${JSON.stringify(message)})`;
+  } finally {
+    await other.end();
+  }
+}
+
+async function eventually(check: () => boolean, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  return check();
+}
+
+describe('caches after the LISTEN connection is lost', () => {
+  it('are cleared once the listener has subscribed again, since notifications sent meanwhile are lost', async () => {
+    const decisionInputs = cacheEntryFor(t, randomUUID());
+    const apiKeys = t.runtime.deps.apiKeys;
+    const keyHash = randomUUID();
+    apiKeys.set(
+      keyHash,
+      { id: randomUUID(), tenantId: randomUUID(), name: 'cached', scopes: [], expiresAt: null, lastUsedAt: null },
+      apiKeys.ticket(),
+    );
+
+    expect(await terminateListener()).toBe(1);
+
+    expect(await eventually(() => decisionInputs() === undefined && apiKeys.get(keyHash) === undefined)).toBe(true);
+
+    // Subscribed again: a notification from another process evicts as before.
+    const agentId = randomUUID();
+    const stale = cacheEntryFor(t, agentId);
+    await notify({ kind: 'agent', id: agentId });
+    expect(await eventually(() => stale() === undefined)).toBe(true);
+  });
+});
