@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Runtime } from '@agov/runtime';
 import { installAuth } from './plugins/auth.js';
-import { installErrorHandling } from './plugins/errors.js';
+import { installErrorHandling, onFrameworkError } from './plugins/errors.js';
 import { installMetrics } from './plugins/metrics.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installValidation } from './plugins/validation.js';
@@ -35,6 +35,7 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: onFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', async (request, reply) => {

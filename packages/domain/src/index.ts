@@ -55,7 +55,7 @@ export { expireOnSchedule } from './approvals/scheduled-expiry.js';
 // Traces and exports: reading and verifying traces, recording outcomes, bulk export.
 export { exportAuditEvents, exportTraces } from './exports/exports.js';
 export { csvChunks, jsonArrayChunks } from './exports/formats.js';
-export { dayOf, timeRange, type TimeRange } from './time-range.js';
+export { dayOf, instantOf, timeRange, type TimeRange } from './time-range.js';
 export { recordOutcome } from './traces/outcome.js';
 export { getTrace, listTraces, verifyTrace } from './traces/traces.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from './errors.js';
-import { dayOf, timeRange } from './time-range.js';
+import { dayOf, instantOf, timeRange } from './time-range.js';
 
 const at = (iso: string) => new Date(iso);
 
@@ -74,6 +74,7 @@ describe('timeRange', () => {
     ['an hour-only offset', { from: '2026-01-01T00:00:00+02' }, 'from'],
     ['year 0000', { from: '0000-01-01' }, 'from'],
     ['a date-time past 9999', { to: '+010000-01-01T00:00:00Z' }, 'to'],
+    ['a day February lacks', { from: '2026-02-30' }, 'from'],
   ])('refuses a bound that names no storable time (%s), naming the field', (_label, bounds, field) => {
     expect(() => timeRange(bounds)).toThrow(AppError);
     expect(() => timeRange(bounds)).toThrow(
@@ -93,6 +94,45 @@ describe('timeRange', () => {
     expect(timeRange({ from: '2026-01-01' })).toEqual({ from: at('2026-01-01T00:00:00.000Z') });
     expect(timeRange({ to: '2026-01-01' })).toEqual({ to: at('2026-01-01T23:59:59.999Z') });
     expect(timeRange({ from: undefined, to: '2026-01-01T08:00:00Z' })).toEqual({ to: at('2026-01-01T08:00:00.000Z') });
+  });
+});
+
+describe('instantOf', () => {
+  it.each([
+    ['UTC', '2026-03-04T05:06:07Z', '2026-03-04T05:06:07.000Z'],
+    ['lower-case separators', '2026-03-04t05:06:07.5z', '2026-03-04T05:06:07.500Z'],
+    ['an offset', '2026-03-04T05:06:07+05:30', '2026-03-03T23:36:07.000Z'],
+    ['the widest offset', '2026-03-04T05:06:07-23:59', '2026-03-05T05:05:07.000Z'],
+    ['digits past milliseconds, dropped as Date drops them', '2026-03-04T05:06:07.123999Z', '2026-03-04T05:06:07.123Z'],
+    ['a leap day', '2024-02-29T12:00:00Z', '2024-02-29T12:00:00.000Z'],
+    ['a year below 100, not read as 19xx', '0050-06-01T00:00:00Z', '0050-06-01T00:00:00.000Z'],
+    ['the first instant of year 0001', '0001-01-01T00:00:00Z', '0001-01-01T00:00:00.000Z'],
+    ['the last instant of year 9999', '9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z'],
+  ])('reads %s', (_label, text, iso) => {
+    expect(instantOf(text)?.toISOString()).toBe(iso);
+  });
+
+  it.each([
+    ['a leap second', '2026-12-31T23:59:60Z'],
+    ['hour 24', '2026-12-31T24:00:00Z'],
+    ['minute 60', '2026-12-31T23:60:00Z'],
+    ['30 February', '2026-02-30T00:00:00Z'],
+    ['29 February of a common year', '2025-02-29T00:00:00Z'],
+    ['31 April', '2026-04-31T00:00:00Z'],
+    ['month 13', '2026-13-01T00:00:00Z'],
+    ['an hour-only offset', '2026-01-01T00:00:00+01'],
+    ['an offset of 24 hours', '2026-01-01T00:00:00+24:00'],
+    ['no offset', '2026-01-01T00:00:00'],
+    ['no seconds', '2026-01-01T00:00Z'],
+    ['a date alone', '2026-01-01'],
+    ['year 0000', '0000-06-01T00:00:00Z'],
+    ['year 10000', '10000-01-01T00:00:00Z'],
+    ['an expanded year', '+010000-01-01T00:00:00Z'],
+    ['an offset that carries it before year 0001', '0001-01-01T00:30:00+01:00'],
+    ['an offset that carries it past year 9999', '9999-12-31T23:30:00-01:00'],
+    ['trailing text', '2026-01-01T00:00:00Z '],
+  ])('refuses %s', (_label, text) => {
+    expect(instantOf(text)).toBeNull();
   });
 });
 

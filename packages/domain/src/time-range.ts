@@ -28,15 +28,43 @@ export function timeRange(bounds: { from?: string | undefined; to?: string | und
 }
 
 /**
- * A bound as a time. The date-time format admits text that names no storable instant —
- * a leap second, an hour-only offset, year 0000 — so that is refused here, not by the database.
+ * A bound as a time. Text that names no storable instant — a leap second, an hour-only
+ * offset, year 0000, 30 February — is refused here, whatever the caller's schema let through.
  */
 function instant(field: 'from' | 'to', text: string, offsetMs: number): Date {
-  const time = Date.parse(text) + offsetMs;
-  if (!(time >= EARLIEST && time <= LATEST)) {
-    throw invalidBound(field, 'must be a time between years 0001 and 9999', `${field} is not a valid time`);
+  const time = instantOf(DATE_ONLY.test(text) ? `${text}T00:00:00Z` : text);
+  if (time === null) {
+    throw invalidBound(field, 'must name a time that exists, between years 0001 and 9999', `${field} is not a valid time`);
   }
-  return new Date(time);
+  return new Date(time.getTime() + offsetMs);
+}
+
+/** RFC 3339 `date-time`: seconds required, an offset with minutes required, any fraction. */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * The instant an RFC 3339 date-time names, or null when it names none: a day the calendar
+ * lacks (30 February), hour 24, a leap second (`Date` has none), an offset beyond ±23:59, or a
+ * time outside years 0001–9999 in UTC. `Date.parse` is laxer (it moves 30 February to
+ * 2 March), so the fields are read here and must come back unchanged from `Date`.
+ * Digits past milliseconds are dropped, as `Date` does.
+ */
+export function instantOf(text: string): Date | null {
+  const match = DATE_TIME.exec(text);
+  if (!match) return null;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const millis = Number((match[7] ?? '').padEnd(3, '0').slice(0, 3));
+  const offsetHours = Number(match[9] ?? 0);
+  const offsetMinutes = Number(match[10] ?? 0);
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return null;
+  const local = new Date(0);
+  // setUTCFullYear, not Date.UTC, which reads years 0–99 as 1900–1999.
+  local.setUTCFullYear(year, month - 1, day);
+  if (local.getUTCFullYear() !== year || local.getUTCMonth() !== month - 1 || local.getUTCDate() !== day) return null;
+  local.setUTCHours(hour, minute, second, millis);
+  const sign = match[8] === '-' ? -1 : 1;
+  const time = local.getTime() - sign * (offsetHours * 60 + offsetMinutes) * 60_000;
+  return time >= EARLIEST && time <= LATEST ? new Date(time) : null;
 }
 
 const invalidBound = (field: 'from' | 'to', reason: string, message: string) =>

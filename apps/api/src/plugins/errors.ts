@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, codeToStatus, type ErrorCode } from '@agov/domain';
 
 export interface ErrorBody {
@@ -27,6 +27,16 @@ export function installErrorHandling(app: FastifyInstance): void {
   );
 }
 
+/**
+ * Errors Fastify meets before routing, which skip the error handler: give this as the
+ * `frameworkErrors` option so they too leave in the spec's shape, with the request id.
+ */
+export function onFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  // The onRequest hooks that set these did not run: no route was found.
+  reply.header('x-request-id', request.id).header('cache-control', 'no-store');
+  return send(reply, toErrorBody(error, request.id));
+}
+
 export function errorBody(code: ErrorCode, message: string, requestId: string, details?: Record<string, unknown>): ErrorBody {
   return { error: code, message, status: codeToStatus[code], ...(details ? { details } : {}), request_id: requestId };
 }
@@ -49,6 +59,10 @@ function toErrorBody(error: FastifyError | AppError, requestId: string): ErrorBo
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return errorBody('payload_too_large', 'Request body is larger than 1 MiB', requestId);
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // A path that is not valid percent-encoding, or a parameter longer than any id: like a malformed id, it names nothing.
+      return errorBody('not_found', 'Resource not found', requestId);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return errorBody('validation_error', 'Content-Type must be application/json', requestId);
   }

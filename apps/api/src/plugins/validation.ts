@@ -2,18 +2,25 @@ import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 import { AppError } from '@agov/domain';
-import { FREEFORM_KEYWORD, FREEFORM_MAX_BYTES, FREEFORM_MAX_DEPTH } from '../schemas/common.js';
+import { FORMATS, FREEFORM_KEYWORD, FREEFORM_MAX_BYTES, FREEFORM_MAX_DEPTH } from '../schemas/common.js';
 
 const shared: Options = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false };
+
+/** An Ajv with the standard formats, `uuid` and `date-time` read our way (see FORMATS). */
+function ajvWith(options: Options): Ajv {
+  const ajv = addFormats.default(new Ajv({ ...shared, ...options }));
+  for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, format);
+  return ajv;
+}
 
 /**
  * Bodies are validated exactly as sent: no coercion and no silent stripping of unknown
  * fields. Query strings and path parameters arrive as text, so they may coerce.
  */
 export function installValidation(app: FastifyInstance): void {
-  const bodies = addFormats.default(new Ajv({ ...shared, coerceTypes: false }));
+  const bodies = ajvWith({ coerceTypes: false });
   bodies.addKeyword({ keyword: FREEFORM_KEYWORD, schemaType: 'boolean', errors: true, validate: validateFreeform });
-  const textParts = addFormats.default(new Ajv({ ...shared, coerceTypes: true }));
+  const textParts = ajvWith({ coerceTypes: true });
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodies : textParts).compile(schema));
 
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -21,11 +28,17 @@ export function installValidation(app: FastifyInstance): void {
     const text = body as string;
     // Routes without a body (suspend, logout, …) accept an empty one whatever its Content-Type.
     if (text.trim() === '') return done(null, undefined);
-    // PostgreSQL cannot store NUL in text or JSON; reject it for every field in one place.
-    if (/\\u0000/i.test(text)) {
-      return done(new AppError('validation_error', 'Text must not contain the NUL character (\\u0000)'), undefined);
-    }
-    parseJson(request, text, done);
+    parseJson(request, text, (error, value) => {
+      if (error) return done(error, undefined);
+      // Only an escape can put NUL or a lone surrogate into parsed JSON (raw, they are invalid JSON or UTF-8).
+      const problem = UNSTORABLE_ESCAPE.test(text) ? unstorableText(value, '(body)') : null;
+      if (problem) return done(invalidText('body', problem), undefined);
+      done(null, value);
+    });
+  });
+  app.addHook('preValidation', async (request) => {
+    const problem = unstorableText(request.query, '(querystring)');
+    if (problem) throw invalidText('querystring', problem);
   });
 }
 
@@ -33,7 +46,7 @@ type FreeformValidator = ((schema: boolean, data: unknown) => boolean) & { error
 
 /** Free-form JSON (context, metadata, conditions, credential_config) is bounded in depth and size. */
 const validateFreeform: FreeformValidator = (_schema, data) => {
-  if (depthOf(data) > FREEFORM_MAX_DEPTH) {
+  if (deeperThan(data, FREEFORM_MAX_DEPTH)) {
     validateFreeform.errors = [{ message: `must be at most ${FREEFORM_MAX_DEPTH} levels deep` }];
     return false;
   }
@@ -44,12 +57,74 @@ const validateFreeform: FreeformValidator = (_schema, data) => {
   return true;
 };
 
-function depthOf(value: unknown): number {
-  if (typeof value !== 'object' || value === null) return 0;
-  let deepest = 0;
-  for (const child of Object.values(value)) deepest = Math.max(deepest, depthOf(child));
-  return deepest + 1;
+/**
+ * Whether objects and arrays nest more than `limit` levels (`{}` is one). Iterative, and it
+ * looks no deeper than `limit + 1`: a 1 MiB body can nest half a million levels, more
+ * than the call stack holds.
+ */
+function deeperThan(root: unknown, limit: number): boolean {
+  const pending: [value: unknown, depth: number][] = [[root, 1]];
+  while (pending.length > 0) {
+    const [value, depth] = pending.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(value)) pending.push([child, depth + 1]);
+  }
+  return false;
 }
+
+/** `\u0000` or `\uD800`–`\uDFFF` in JSON text; a false alarm (`\\u0000`) only costs a walk. */
+const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/i;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/** What PostgreSQL refuses in text and jsonb: NUL, and UTF-16 surrogates that pair with nothing. */
+function textFlaw(text: string): string | null {
+  if (text.includes('\u0000')) return 'the NUL character (\\u0000)';
+  if (LONE_SURROGATE.test(text)) return 'an unpaired UTF-16 surrogate';
+  return null;
+}
+
+interface Visit {
+  value: unknown;
+  key: string | null;
+  parent: Visit | null;
+}
+
+/**
+ * The first string, or object key, PostgreSQL would refuse, named by its path (`metadata.tags.0`).
+ * Iterative for the same reason as `deeperThan`; paths are built only for the one reported.
+ */
+function unstorableText(root: unknown, rootName: string): FieldProblem | null {
+  const pending: Visit[] = [{ value: root, key: null, parent: null }];
+  while (pending.length > 0) {
+    const visit = pending.pop()!;
+    if (typeof visit.value === 'string') {
+      const flaw = textFlaw(visit.value);
+      if (flaw) return { field: pathOf(visit, rootName), message: `must not contain ${flaw}` };
+    } else if (typeof visit.value === 'object' && visit.value !== null) {
+      for (const [key, value] of Object.entries(visit.value)) {
+        const flaw = textFlaw(key);
+        if (flaw) return { field: pathOf(visit, rootName), message: `must not have a key containing ${flaw}` };
+        pending.push({ value, key, parent: visit });
+      }
+    }
+  }
+  return null;
+}
+
+function pathOf(visit: Visit, rootName: string): string {
+  const keys: string[] = [];
+  for (let at: Visit | null = visit; at?.key != null; at = at.parent) keys.push(at.key);
+  return keys.reverse().join('.') || rootName;
+}
+
+const invalidText = (part: 'body' | 'querystring', problem: FieldProblem) =>
+  new AppError('validation_error', `Invalid ${part}: ${problem.field} ${problem.message}`, { fields: [problem] });
 
 /** For actions that take no body: none, or an empty object. Anything else is refused, not ignored. */
 export const noBody: preValidationHookHandler = async (request) => {

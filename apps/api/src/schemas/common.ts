@@ -1,5 +1,5 @@
 import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
-import { DATA_CLASSIFICATIONS, POLICY_EFFECTS } from '@agov/domain';
+import { DATA_CLASSIFICATIONS, instantOf, POLICY_EFFECTS } from '@agov/domain';
 
 /** A request body: unknown fields are rejected, never silently dropped. */
 export const Body = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
@@ -9,6 +9,26 @@ export const PatchBody = <T extends TProperties>(properties: T) =>
   Type.Partial(Type.Object(properties), { additionalProperties: false, minProperties: 1 });
 
 export const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+/**
+ * The earliest instant a stored timestamp reads back unchanged: the database layer parses
+ * PostgreSQL's text with `new Date`, which reads years 0001–0099 as 1950–2049.
+ */
+const EARLIEST_READABLE = Date.parse('0100-01-01T00:00:00.000Z');
+
+/**
+ * What `uuid` and `date-time` mean in our schemas, replacing ajv-formats' readings, which
+ * admit text PostgreSQL refuses: `urn:uuid:…` ids, leap seconds, offsets without minutes.
+ */
+export const FORMATS = {
+  /** The hyphenated form only; PostgreSQL takes more, but nothing it refuses. */
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  /** An RFC 3339 date-time naming an instant that `Date` and a timestamptz column both hold. */
+  'date-time': (text: string) => {
+    const time = instantOf(text);
+    return time !== null && time.getTime() >= EARLIEST_READABLE;
+  },
+};
 
 export const Timestamp = Type.String({ format: 'date-time' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
