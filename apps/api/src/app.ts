@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Runtime } from '@agov/runtime';
 import { installAuth } from './plugins/auth.js';
-import { installErrorHandling, onFrameworkError } from './plugins/errors.js';
+import { clientErrorHandler, installErrorHandling, onFrameworkError } from './plugins/errors.js';
 import { installMetrics } from './plugins/metrics.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installValidation } from './plugins/validation.js';
@@ -29,6 +29,19 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: 1_048_576,
+    // How long a client may take to send a whole request, headers and body: a slow sender
+    // gets 408 (clientErrorHandler) and is cut off. Node stops the clock once the request is
+    // in, so a response (a long export streaming out) is not limited by it; statements are,
+    // one by one, through DATABASE_STATEMENT_TIMEOUT_MS. Given to Node's constructor too, so
+    // that it derives `headersTimeout` from it: left at 60 s, a headers timeout longer than the
+    // request timeout stops Node (20) from timing out a body that stalls. Node looks for overdue
+    // requests every `connectionsCheckingInterval` (30 s by default): at most every second here.
+    requestTimeout: runtime.config.requestTimeoutMs,
+    http: {
+      requestTimeout: runtime.config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, runtime.config.requestTimeoutMs),
+    },
+    clientErrorHandler: clientErrorHandler(logger as FastifyBaseLogger),
     // A caller's own request id is kept when it is safe to echo; otherwise we mint one.
     genReqId: (request) => {
       const given = request.headers['x-request-id'];

@@ -8,11 +8,21 @@ export interface Config {
   readonly mode: Mode;
   readonly host: string;
   readonly port: number;
+  /**
+   * Longest a client may take to send one request, headers and body; the response is not
+   * limited by it, so a long export still streams to the end.
+   */
+  readonly requestTimeoutMs: number;
   readonly logLevel: string;
   /** postgres:// URL of a PostgreSQL server; null selects embedded PostgreSQL (PGlite). */
   readonly databaseUrl: string | null;
   /** Connections to PostgreSQL per process; at least 2, as migrations hold one for their lock. */
   readonly databasePoolSize: number;
+  /**
+   * Longest one database statement may run before PostgreSQL cancels it. Embedded PostgreSQL
+   * (PGlite) does not enforce it.
+   */
+  readonly databaseStatementTimeoutMs: number;
   /** Where embedded PostgreSQL keeps its files. */
   readonly dataDir: string;
   readonly migrateOnStart: boolean;
@@ -56,9 +66,11 @@ export function loadConfig(env: Env = process.env): Config {
     mode,
     host: text(env, 'HOST', '127.0.0.1'),
     port: integer(env, 'PORT', 4000, { min: 0, max: 65_535 }),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, { min: 100, max: 3_600_000 }),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, { min: 2, max: 1_000 }),
+    databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 15_000, { min: 100, max: 3_600_000 }),
     dataDir: text(env, 'DATA_DIR', './.data'),
     migrateOnStart: boolean(env, 'MIGRATE_ON_START', true),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),

@@ -44,12 +44,30 @@ const migrationsFolder = fileURLToPath(new URL('../migrations', import.meta.url)
 /** Serialises start-up migrations across processes sharing one server. */
 const MIGRATION_LOCK = 7_212_004_001;
 
-export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir'>): Promise<Database> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config.databasePoolSize) : openPglite(config.dataDir);
+/** Without `databaseStatementTimeoutMs` statements have no limit: for tools that only migrate. */
+export async function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir'> & Partial<Pick<Config, 'databaseStatementTimeoutMs'>>,
+): Promise<Database> {
+  return config.databaseUrl
+    ? openPostgres(config.databaseUrl, config.databasePoolSize, config.databaseStatementTimeoutMs)
+    : openPglite(config.dataDir);
 }
 
-function openPostgres(url: string, poolSize: number): Database {
-  const client = postgres(url, { max: poolSize, onnotice: () => {}, connection: { application_name: 'agent-governance' } });
+/**
+ * Every connection starts with `statement_timeout` set, so PostgreSQL cancels any one statement
+ * that runs longer (SQLSTATE 57014, which the API answers as 503). It bounds a statement, not a
+ * request: an export reads page by page, each page its own statement, so a long export is not
+ * cut short by it.
+ */
+function openPostgres(url: string, poolSize: number, statementTimeoutMs: number | undefined): Database {
+  const client = postgres(url, {
+    max: poolSize,
+    onnotice: () => {},
+    connection: {
+      application_name: 'agent-governance',
+      ...(statementTimeoutMs === undefined ? {} : { statement_timeout: statementTimeoutMs }),
+    },
+  });
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
   return {
     db,
@@ -60,10 +78,14 @@ function openPostgres(url: string, poolSize: number): Database {
     async migrate() {
       const lock = await client.reserve();
       try {
+        // Waiting for the lock lasts as long as another process's migrations: no statement limit
+        // for that wait. `reset` below gives the connection back with the limit it opened with.
+        await lock`set statement_timeout = 0`;
         await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
         await migratePostgres(db as never, { migrationsFolder });
       } finally {
         await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`;
+        await lock`reset statement_timeout`;
         lock.release();
       }
     },
@@ -81,6 +103,10 @@ function openPostgres(url: string, poolSize: number): Database {
   };
 }
 
+/**
+ * No statement limit here: PGlite 0.5 accepts `SET statement_timeout` but never cancels a
+ * statement (a 1 s `pg_sleep` and an 8 s scan both ran to the end under a 200 ms limit).
+ */
 async function openPglite(dataDir: string): Promise<Database> {
   mkdirSync(dataDir, { recursive: true });
   const unlock = lockDataDir(dataDir);

@@ -4,6 +4,7 @@ export const codeToStatus = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  request_timeout: 408,
   conflict: 409,
   export_too_large: 413,
   payload_too_large: 413,

@@ -1,4 +1,7 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ConnectionError, FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { AppError, codeToStatus, type ErrorCode } from '@agov/domain';
 
 export interface ErrorBody {
@@ -37,6 +40,49 @@ export function onFrameworkError(error: FastifyError, request: FastifyRequest, r
   return send(reply, toErrorBody(error, request.id));
 }
 
+/**
+ * Errors on a connection that no route can answer, given as the `clientErrorHandler` option:
+ * the client took longer than `REQUEST_TIMEOUT_MS` to send its request (headers and body), or
+ * sent something that is not HTTP. Node hands over the bare socket, so the answer is written
+ * by hand, in the spec's shape with a request id of its own, and the connection is closed.
+ */
+export function clientErrorHandler(logger: FastifyBaseLogger) {
+  return (error: ConnectionError, socket: Socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const body = clientErrorBody(error, randomUUID());
+    logger.info({ reqId: body.request_id, code: error.code }, 'client error');
+    // As Node does: once a response has begun on this connection, writing another would garble it.
+    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (socket.writable && !inFlight?.headersSent) {
+      const json = JSON.stringify(body);
+      socket.write(
+        [
+          `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}`,
+          'content-type: application/json; charset=utf-8',
+          `content-length: ${Buffer.byteLength(json)}`,
+          `x-request-id: ${body.request_id}`,
+          'cache-control: no-store',
+          'connection: close',
+          '',
+          json,
+        ].join('\r\n'),
+      );
+    }
+    socket.destroy(error);
+  };
+}
+
+function clientErrorBody(error: ConnectionError, requestId: string): ErrorBody {
+  switch (error.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return errorBody('request_timeout', 'The request was not received in time', requestId);
+    case 'HPE_HEADER_OVERFLOW':
+      return errorBody('payload_too_large', 'Request headers are too large', requestId);
+    default:
+      return errorBody('validation_error', 'The request is not valid HTTP', requestId);
+  }
+}
+
 export function errorBody(code: ErrorCode, message: string, requestId: string, details?: Record<string, unknown>): ErrorBody {
   return { error: code, message, status: codeToStatus[code], ...(details ? { details } : {}), request_id: requestId };
 }
@@ -45,10 +91,12 @@ function send(reply: FastifyReply, body: ErrorBody) {
   return reply.status(body.status).type('application/json; charset=utf-8').send(body);
 }
 
-function toErrorBody(error: FastifyError | AppError, requestId: string): ErrorBody {
+/** The spec's body for any error a request met; a cause the client should not see becomes a bare 500. */
+export function toErrorBody(error: FastifyError | AppError, requestId: string): ErrorBody {
   if (error instanceof AppError) {
     return { ...errorBody(error.code, error.message, requestId, error.details), ...(error.traceId ? { trace_id: error.traceId } : {}) };
   }
+  if (isStatementTimeout(error)) return errorBody('service_unavailable', 'The database took too long to answer', requestId);
   if ('validation' in error && error.validation) {
     // A malformed id cannot name an existing resource: that is "not found", not bad input.
     if (error.validationContext === 'params') return errorBody('not_found', 'Resource not found', requestId);
@@ -69,6 +117,19 @@ function toErrorBody(error: FastifyError | AppError, requestId: string): ErrorBo
   const status = error.statusCode ?? 500;
   if (status >= 500) return errorBody('internal_error', 'Internal server error', requestId);
   return errorBody(codeForStatus(status), status === 400 ? `Invalid request: ${error.message}` : error.message, requestId);
+}
+
+/** SQLSTATE 57014: PostgreSQL cancelled the statement (past `DATABASE_STATEMENT_TIMEOUT_MS`). */
+const QUERY_CANCELED = '57014';
+
+/** Whether the database cancelled a statement; Drizzle wraps the driver's error as its `cause`. */
+function isStatementTimeout(error: unknown): boolean {
+  let current = error;
+  for (let depth = 0; current instanceof Error && depth < 5; depth += 1) {
+    if ((current as { code?: unknown }).code === QUERY_CANCELED) return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 function codeForStatus(status: number): ErrorCode {
