@@ -15,8 +15,11 @@ export type Invalidate = (message: Invalidation) => Promise<void>;
 
 /**
  * Runs `work` in a transaction that may invalidate cached entries. Each invalidation is sent
- * with pg_notify inside the transaction, so every process hears it exactly when the change
- * commits; this process also applies it right after commit, so a caller reads its own write.
+ * with pg_notify inside the transaction, so it exists exactly when the change commits and no
+ * process can hear of a change that rolled back. This process applies it right after commit,
+ * so a caller reads its own write; other processes apply it when their LISTEN connection
+ * delivers it, within milliseconds (measured: up to ~10 ms after the change's response), so a
+ * request racing that delivery in another process can still see the old entry.
  */
 export async function transactionInvalidating<T>(deps: Deps, work: (tx: Tx, invalidate: Invalidate) => Promise<T>): Promise<T> {
   const pending: Invalidation[] = [];
