@@ -2,15 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox } from '@agov/db';
-import { cacheEntryFor, expectError, fieldsOf } from './assertions.js';
+import { cacheEntryFor, expectError, fieldsOf, stopUntilTestEnds } from './assertions.js';
 import { type Client, client } from './client.js';
 import { createAgent } from './fixtures.js';
-import { createTestApp, keyWithScopes, request, sessionWithRole, signupTenant, type Tenant, type TestApp } from './harness.js';
+import { createTestApp, keyWithScopes, request, sessionWithRole, signupTenant, TestClock, type Tenant, type TestApp } from './harness.js';
 
+const clock = new TestClock();
 let t: TestApp;
 let api: Client;
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ clock });
   api = client(t.app);
 });
 afterAll(() => t.close());
@@ -25,13 +26,11 @@ describe('PATCH /api/v1/agents/:id', () => {
     const tenant = await signupTenant(t.app);
     const agent = await createAgent(t.app, tenant.admin);
     const stale = cacheEntryFor(t, agent.id);
-    const before = Date.now();
+    const at = stopUntilTestEnds(clock);
     const response = await api.patch(tenant.admin, `/api/v1/agents/${agent.id}`, { autonomy_tier: 'high', metadata: null });
     expect(response.statusCode).toBe(200);
     const updated = response.json().data;
-    expect(updated).toEqual({ ...agent, autonomy_tier: 'high', metadata: null, modified_by: 'Ada Admin', modified_at: expect.any(String) });
-    expect(Date.parse(updated.modified_at)).toBeGreaterThanOrEqual(before - 1);
-    expect(Date.parse(updated.modified_at)).toBeLessThanOrEqual(Date.now());
+    expect(updated).toEqual({ ...agent, autonomy_tier: 'high', metadata: null, modified_by: 'Ada Admin', modified_at: at.toISOString() });
     expect(stale()).toBeUndefined();
     expect((await api.get(tenant.admin, `/api/v1/agents/${agent.id}`)).json().data).toMatchObject(updated);
   });
@@ -116,10 +115,13 @@ describe('agent lifecycle', () => {
     const agent = await reach(tenant, from);
     const earlier = await webhooks(tenant.tenantId);
     const stale = cacheEntryFor(t, agent.id);
+    // A second after everything `reach` stamped, and held there: the transition's own time.
+    clock.advance(1_000);
+    const at = stopUntilTestEnds(clock);
     const response = await api.post(tenant.admin, `/api/v1/agents/${agent.id}/${action}`);
     expect(response.statusCode).toBe(200);
     const moved = response.json().data;
-    expect(moved).toEqual({ ...agent, lifecycle_state: to, modified_by: 'Ada Admin', modified_at: expect.any(String) });
+    expect(moved).toEqual({ ...agent, lifecycle_state: to, modified_by: 'Ada Admin', modified_at: at.toISOString() });
     expect(Date.parse(moved.modified_at)).toBeGreaterThan(Date.parse(agent.modified_at as string));
     expect(stale()).toBeUndefined();
     expect(await webhooks(tenant.tenantId)).toEqual([...earlier, ...(event ? [{ event, data: { agent: moved } }] : [])]);

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, expectInvalidBody } from './assertions.js';
 import { type Client, client } from './client.js';
 import { createTestApp, PASSWORD, sessionCookie, signupTenant, uniqueEmail, type TestApp } from './harness.js';
+
+const SIGNED_OUT = { error: 'unauthorized', message: 'Session expired or signed out' };
 
 let t: TestApp;
 let api: Client;
@@ -49,23 +52,18 @@ describe('POST /api/v1/auth/signup', () => {
     const email = uniqueEmail();
     expect((await signup({ organization_name: 'A', name: 'A', email, password: PASSWORD })).statusCode).toBe(201);
     const again = await signup({ organization_name: 'B', name: 'B', email: email.toUpperCase(), password: PASSWORD });
-    expect(again.statusCode).toBe(409);
-    expect(again.json()).toMatchObject({ error: 'conflict', status: 409, request_id: expect.any(String) });
+    expectErrorBody(again, 409, { error: 'conflict', message: 'An account with this e-mail already exists' });
   });
 
   it.each([
-    ['a short password', { password: 'short' }, 'password'],
-    ['a missing name', { name: undefined }, 'name'],
-    ['a malformed e-mail', { email: 'not-an-email' }, 'email'],
-    ['an unknown field', { plan: 'enterprise' }, 'plan'],
-    ['a number where text belongs', { organization_name: 42 }, 'organization_name'],
-  ])('rejects %s with 400 naming the field', async (_label, change, field) => {
+    ['a short password', { password: 'short' }, 'password', 'must NOT have fewer than 12 characters'],
+    ['a missing name', { name: undefined }, 'name', 'is required'],
+    ['a malformed e-mail', { email: 'not-an-email' }, 'email', 'must match format "email"'],
+    ['an unknown field', { plan: 'enterprise' }, 'plan', 'is not allowed'],
+    ['a number where text belongs', { organization_name: 42 }, 'organization_name', 'must be string'],
+  ])('rejects %s with 400 naming the field', async (_label, change, field, problem) => {
     const payload = { organization_name: 'Org', name: 'Name', email: uniqueEmail(), password: PASSWORD, ...change };
-    const response = await signup(payload);
-    expect(response.statusCode).toBe(400);
-    const body = response.json();
-    expect(body).toMatchObject({ error: 'validation_error', status: 400, request_id: expect.any(String) });
-    expect(body.details.fields.map((f: { field: string }) => f.field)).toContain(field);
+    expectInvalidBody(await signup(payload), [[field, problem]]);
   });
 });
 
@@ -98,10 +96,9 @@ describe('login, me and logout', () => {
       url: '/api/v1/auth/login',
       payload: { email: uniqueEmail(), password: PASSWORD },
     });
-    expect(wrong.statusCode).toBe(401);
-    expect(unknown.statusCode).toBe(401);
-    expect(wrong.json().message).toBe(unknown.json().message);
-    expect(wrong.json().error).toBe('unauthorized');
+    const refused = { error: 'unauthorized', message: 'Invalid e-mail or password' };
+    expectErrorBody(wrong, 401, refused);
+    expectErrorBody(unknown, 401, refused);
   });
 
   it('me with an API key names the key and no user', async () => {
@@ -117,8 +114,7 @@ describe('login, me and logout', () => {
     expect(logout.statusCode).toBe(204);
     expect(logout.body).toBe('');
     // The old cookie is useless even if a client kept it.
-    const me = await api.get(tenant.admin, '/api/v1/auth/me');
-    expect(me.statusCode).toBe(401);
+    expectErrorBody(await api.get(tenant.admin, '/api/v1/auth/me'), 401, SIGNED_OUT);
   });
 
   it('refuses a cookie-authenticated change without X-Requested-With (CSRF)', async () => {
@@ -129,12 +125,13 @@ describe('login, me and logout', () => {
       headers: { cookie: tenant.admin.cookie },
       payload: { name: 'k', scopes: ['admin'] },
     });
-    expect(response.statusCode).toBe(403);
-    expect(response.json().error).toBe('forbidden');
+    expectErrorBody(response, 403, {
+      error: 'forbidden',
+      message: 'Cookie-authenticated changes must send X-Requested-With: XMLHttpRequest',
+    });
   });
 
   it('rejects an unknown session cookie with 401', async () => {
-    const response = await api.get({ cookie: 'agov_session=forged' }, '/api/v1/auth/me');
-    expect(response.statusCode).toBe(401);
+    expectErrorBody(await api.get({ cookie: 'agov_session=forged' }, '/api/v1/auth/me'), 401, SIGNED_OUT);
   });
 });

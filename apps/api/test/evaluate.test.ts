@@ -1,10 +1,13 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalRequests, outbox } from '@agov/db';
+import { expectErrorBody, expectInvalidBody } from './assertions.js';
 import { type Client, client } from './client.js';
 import { action, createPolicy } from './fixtures.js';
 import { createTestApp, keyWithScopes, type TestApp } from './harness.js';
 import { evaluate, eventTypes, tenantWithAgent, traceOf } from './scenarios.js';
+
+const AGENT_NOT_FOUND = { error: 'not_found', message: 'Agent not found' };
 
 let t: TestApp;
 let api: Client;
@@ -260,25 +263,22 @@ describe('evaluate errors and access', () => {
     const { tenant } = await tenantWithAgent(t.app);
     const other = await tenantWithAgent(t.app);
     for (const agentId of ['6b1e1e0e-0000-4000-8000-000000000000', other.agent.id]) {
-      const response = await evaluate(t.app, tenant, action(agentId));
-      expect(response.statusCode).toBe(404);
-      expect(response.json().error).toBe('not_found');
+      expectErrorBody(await evaluate(t.app, tenant, action(agentId)), 404, AGENT_NOT_FOUND);
     }
     const list = await api.get(tenant.runtimeKey, '/api/v1/traces');
     expect(list.json().pagination.total).toBe(0);
   });
 
   it.each([
-    ['an unknown classification', { data_classification: 'secret' }, 'data_classification'],
-    ['a missing operation', { operation: undefined }, 'operation'],
-    ['an unknown field', { priority: 1 }, 'priority'],
-    ['a context that is not an object', { context: 'text' }, 'context'],
-    ['an agent id that is not a UUID', { agent_id: 'agent-1' }, 'agent_id'],
-  ])('rejects %s with 400', async (_label, change, field) => {
+    ['an unknown classification', { data_classification: 'secret' }, 'data_classification', 'must be equal to one of the allowed values'],
+    ['a missing operation', { operation: undefined }, 'operation', 'is required'],
+    ['an unknown field', { priority: 1 }, 'priority', 'is not allowed'],
+    ['a context that is not an object', { context: 'text' }, 'context', 'must be object'],
+    ['an agent id that is not a UUID', { agent_id: 'agent-1' }, 'agent_id', 'must match format "uuid"'],
+  ])('rejects %s with 400', async (_label, change, field, problem) => {
     const { tenant, agent } = await tenantWithAgent(t.app);
     const response = await evaluate(t.app, tenant, { ...action(agent.id), ...change });
-    expect(response.statusCode).toBe(400);
-    expect(response.json().details.fields.map((f: { field: string }) => f.field)).toContain(field);
+    expectInvalidBody(response, [[field, problem]]);
   });
 
   it('rejects a context nested deeper than 32 levels', async () => {
@@ -286,16 +286,19 @@ describe('evaluate errors and access', () => {
     let context: Record<string, unknown> = { leaf: true };
     for (let depth = 0; depth < 40; depth += 1) context = { next: context };
     const response = await evaluate(t.app, tenant, { ...action(agent.id), context });
-    expect(response.statusCode).toBe(400);
-    expect(response.json().details.fields[0].field).toBe('context');
+    expectInvalidBody(response, [['context', 'must be at most 32 levels deep']]);
   });
 
   it('needs the evaluate scope; dashboard sessions may not evaluate', async () => {
     const { tenant, agent } = await tenantWithAgent(t.app);
     const reader = await keyWithScopes(t.app, tenant, ['agents:read']);
-    expect((await api.post(reader, '/api/v1/evaluate', action(agent.id))).statusCode).toBe(403);
-    expect((await api.post(tenant.admin, '/api/v1/evaluate', action(agent.id))).statusCode).toBe(403);
-    expect((await api.post(null, '/api/v1/evaluate', action(agent.id))).statusCode).toBe(401);
+    const forbidden = { error: 'forbidden', message: 'This credential may not perform this action' };
+    expectErrorBody(await api.post(reader, '/api/v1/evaluate', action(agent.id)), 403, forbidden);
+    expectErrorBody(await api.post(tenant.admin, '/api/v1/evaluate', action(agent.id)), 403, forbidden);
+    expectErrorBody(await api.post(null, '/api/v1/evaluate', action(agent.id)), 401, {
+      error: 'unauthorized',
+      message: 'Authentication required: send Authorization: Bearer <API key> or sign in',
+    });
   });
 });
 
@@ -332,9 +335,9 @@ describe('POST /api/v1/policies/test (dry run)', () => {
   it('rejects a context (the dry run takes none) and unknown agents', async () => {
     const { tenant, agent } = await tenantWithAgent(t.app);
     const withContext = await api.post(tenant.runtimeKey, '/api/v1/policies/test', { ...action(agent.id), context: {} });
-    expect(withContext.statusCode).toBe(400);
+    expectInvalidBody(withContext, [['context', 'is not allowed']]);
     const other = await tenantWithAgent(t.app);
     const foreign = await api.post(tenant.runtimeKey, '/api/v1/policies/test', action(other.agent.id));
-    expect(foreign.statusCode).toBe(404);
+    expectErrorBody(foreign, 404, AGENT_NOT_FOUND);
   });
 });

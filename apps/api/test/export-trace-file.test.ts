@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError } from './assertions.js';
+import { expectError, stopUntilTestEnds } from './assertions.js';
 import { type Client, client } from './client.js';
 import { APPROVED_EVENTS } from './export-format.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
@@ -53,10 +53,10 @@ describe('GET /api/v1/traces/:traceId/export', () => {
   it('downloads the trace, its full chain and its approvals as one JSON file that verifies offline', async () => {
     const { tenant, evaluated, traceId } = await approvedTrace();
     const { events, approval_requests, ...trace } = await traceOf(t.app, tenant, traceId);
-    const before = clock.now().getTime();
+    const exportedAt = stopUntilTestEnds(clock);
     const response = await api.get(tenant.runtimeKey, `/api/v1/traces/${traceId}/export`);
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(response.headers['content-disposition']).toBe(`attachment; filename="trace-${traceId}.json"`);
 
     const file = response.json();
@@ -91,8 +91,7 @@ describe('GET /api/v1/traces/:traceId/export', () => {
         decided_at: approval_requests[0]!.decided_at,
       },
     ]);
-    expect(Date.parse(file.exported_at)).toBeGreaterThanOrEqual(before);
-    expect(Date.parse(file.exported_at)).toBeLessThanOrEqual(clock.now().getTime());
+    expect(file.exported_at).toBe(exportedAt.toISOString());
 
     const intact = verifyOffline(file);
     expect(intact.status, intact.stderr).toBe(0);

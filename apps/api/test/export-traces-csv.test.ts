@@ -88,7 +88,7 @@ describe('GET /api/v1/traces/export', () => {
 
     const response = await exportTraces(api, tenant.admin, `${ALL_TIME}&format=csv`);
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.headers['content-type']).toMatch(/^text\/csv/);
+    expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(response.headers['content-disposition']).toBe('attachment; filename="traces-2000-01-01-to-2999-12-31.csv"');
     expect(response.headers['x-total-count']).toBe('8');
     // Every record ends with CRLF; no value here holds a line break of its own.

@@ -56,7 +56,11 @@ describe('GET /metrics on METRICS_PORT', () => {
 
   it('reports the outbox backlog and how long its longest-waiting due row has waited', async () => {
     const rows = await outboxRows();
-    expect(rows).toBeGreaterThan(0); // the evaluation above wrote its audit_events effect
+    // The test above wrote these in this app's own database: the rule's policy.updated webhook
+    // and the evaluation's audit_events effect.
+    const kinds = await t.runtime.database.rows<{ kind: string }>('select kind from outbox order by kind');
+    expect(kinds.map((row) => row.kind)).toEqual(['audit_events', 'webhook']);
+    expect(rows).toBe(2);
 
     // Nothing due: every row counts in the backlog, none in the age.
     await t.runtime.database.rows(`update outbox set available_at = now() + interval '1 hour'`);

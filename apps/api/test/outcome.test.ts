@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox } from '@agov/db';
-import { expectError } from './assertions.js';
-import { createTestApp, keyWithScopes, sessionWithRole, signupTenant, TestClock, type Tenant, type TestApp } from './harness.js';
+import { expectErrorBody, expectInvalidBody } from './assertions.js';
+import { createTestApp, keyWithScopes, request, sessionWithRole, signupTenant, TestClock, type Tenant, type TestApp } from './harness.js';
 import { decide, evaluatedTrace, eventTypes, recordOutcome, traceOf, verification } from './scenarios.js';
 
 const clock = new TestClock();
@@ -31,10 +31,24 @@ async function effectsOf(tenant: Tenant, traceId: string) {
   };
 }
 
-/** The 409 every refused outcome answers, naming the trace and its final outcome. */
+/** Why an outcome is refused on a trace with this final outcome (outcomeAfter in the domain). */
+const REFUSALS: Record<string, string> = {
+  executed: 'an outcome has already been recorded for this trace',
+  blocked: 'an outcome has already been recorded for this trace',
+  completed_with_approval: 'an outcome has already been recorded for this trace',
+  denied: 'the operation was denied; there is no outcome to record',
+  expired: 'the approval request expired; there is no outcome to record',
+  in_progress: 'the approval request is still pending',
+};
+
+/** The 409 every refused outcome answers, naming the trace, its final outcome and why. */
 function expectConflict(response: Awaited<ReturnType<typeof recordOutcome>>, traceId: string, finalOutcome: string) {
-  expectError(response, 409, 'conflict');
-  expect(response.json()).toMatchObject({ trace_id: traceId, details: { final_outcome: finalOutcome } });
+  expectErrorBody(response, 409, {
+    error: 'conflict',
+    message: REFUSALS[finalOutcome]!,
+    details: { final_outcome: finalOutcome },
+    trace_id: traceId,
+  });
 }
 
 /** Refuses `payload` on the trace, changing neither the trace nor the outbox. */
@@ -169,15 +183,22 @@ describe('refused outcomes: 409 conflict, nothing written', () => {
     const { tenant, traceId, approvalId } = await evaluatedTrace(t.app, 'approval_required', { max_session_ttl: 60 });
     clock.advance(61_000);
     // A decision after expires_at expires the request on the spot, closing the trace as expired.
-    expect((await decide(t.app, tenant.admin, approvalId!, 'approve', REVIEWER)).statusCode).toBe(409);
+    const late = await decide(t.app, tenant.admin, approvalId!, 'approve', REVIEWER);
+    const approval = (await request(t.app, tenant.admin, { method: 'GET', url: `/api/v1/approvals/${approvalId}` })).json().data;
+    expectErrorBody(late, 409, {
+      error: 'conflict',
+      message: 'approval request has expired',
+      details: { status: 'expired', expires_at: approval.expires_at },
+      trace_id: traceId,
+    });
     expect((await traceOf(t.app, tenant, traceId)).final_outcome).toBe('expired');
     for (const status of ['success', 'error']) await expectRefused(tenant, traceId, { status }, 'expired');
   });
 
   it('an outcome while the approval is still pending, which stays decidable', async () => {
     const { tenant, traceId, approvalId } = await evaluatedTrace(t.app, 'approval_required');
-    const refused = await expectRefused(tenant, traceId, { status: 'success' }, 'in_progress');
-    expect(refused.json().message).toMatch(/still pending/);
+    // The refusal's message, "the approval request is still pending", is checked by expectRefused.
+    await expectRefused(tenant, traceId, { status: 'success' }, 'in_progress');
     expect((await decide(t.app, tenant.admin, approvalId!, 'approve', REVIEWER)).statusCode).toBe(200);
     expect((await recordOutcome(t.app, tenant.runtimeKey, traceId, { status: 'success' })).statusCode).toBe(204);
   });
@@ -187,26 +208,34 @@ describe('unknown traces, bad bodies and access', () => {
   it("answers 404 for an unknown id, another tenant's trace and a malformed id", async () => {
     const { tenant, traceId } = await evaluatedTrace(t.app, 'allow');
     const other = await signupTenant(t.app);
-    for (const [who, id] of [
-      [tenant, '00000000-0000-4000-8000-000000000000'],
-      [other, traceId],
-      [tenant, 'not-a-uuid'],
+    for (const [who, id, message] of [
+      [tenant, '00000000-0000-4000-8000-000000000000', 'Trace not found'],
+      [other, traceId, 'Trace not found'],
+      // A malformed id fails the path's schema, which answers 404 before any lookup.
+      [tenant, 'not-a-uuid', 'Resource not found'],
     ] as const) {
-      expectError(await recordOutcome(t.app, who.runtimeKey, id, { status: 'success' }), 404, 'not_found');
+      expectErrorBody(await recordOutcome(t.app, who.runtimeKey, id, { status: 'success' }), 404, { error: 'not_found', message });
     }
     expect((await traceOf(t.app, tenant, traceId)).final_outcome).toBe('in_progress');
   });
 
   it.each([
-    ['a missing status', { metadata: {} }],
-    ['an unknown status', { status: 'done' }],
-    ['a status that is not a string', { status: 1 }],
-    ['metadata that is a string', { status: 'success', metadata: 'fine' }],
-    ['metadata that is an array', { status: 'success', metadata: [1, 2] }],
-    ['an unknown field', { status: 'success', exit_code: 0 }],
-  ])('rejects %s with 400, recording nothing', async (_label, payload) => {
+    ['a missing status', { metadata: {} }, [['status', 'is required']]],
+    ['an unknown status', { status: 'done' }, [['status', 'must be equal to one of the allowed values']]],
+    [
+      'a status that is not a string',
+      { status: 1 },
+      [
+        ['status', 'must be string'],
+        ['status', 'must be equal to one of the allowed values'],
+      ],
+    ],
+    ['metadata that is a string', { status: 'success', metadata: 'fine' }, [['metadata', 'must be object']]],
+    ['metadata that is an array', { status: 'success', metadata: [1, 2] }, [['metadata', 'must be object']]],
+    ['an unknown field', { status: 'success', exit_code: 0 }, [['exit_code', 'is not allowed']]],
+  ] as const)('rejects %s with 400, recording nothing', async (_label, payload, problems) => {
     const { tenant, traceId } = await evaluatedTrace(t.app, 'allow');
-    expectError(await recordOutcome(t.app, tenant.runtimeKey, traceId, payload), 400, 'validation_error');
+    expectInvalidBody(await recordOutcome(t.app, tenant.runtimeKey, traceId, payload), problems);
     const trace = await traceOf(t.app, tenant, traceId);
     expect(trace.final_outcome).toBe('in_progress');
     expect(trace.events).toHaveLength(4);
@@ -215,7 +244,10 @@ describe('unknown traces, bad bodies and access', () => {
   it('needs traces:write on a key; any session role may record', async () => {
     const { tenant, traceId } = await evaluatedTrace(t.app, 'allow');
     const reader = await keyWithScopes(t.app, tenant, ['traces:read']);
-    expectError(await recordOutcome(t.app, reader, traceId, { status: 'success' }), 403, 'forbidden');
+    expectErrorBody(await recordOutcome(t.app, reader, traceId, { status: 'success' }), 403, {
+      error: 'forbidden',
+      message: 'This credential may not perform this action',
+    });
     const viewer = await sessionWithRole(t.app, tenant, 'viewer');
     expect((await recordOutcome(t.app, viewer, traceId, { status: 'success' })).statusCode).toBe(204);
   });

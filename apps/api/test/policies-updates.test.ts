@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cacheEntryFor, expectError, fieldsOf, ISO_TIME } from './assertions.js';
+import { cacheEntryFor, expectError, fieldsOf, stopUntilTestEnds } from './assertions.js';
 import { type Client, client } from './client.js';
-import { createTestApp, keyWithScopes, sessionWithRole, signupTenant, type TestApp } from './harness.js';
+import { createTestApp, keyWithScopes, sessionWithRole, signupTenant, TestClock, type TestApp } from './harness.js';
 import { type Json, policyEvents, setup, versions } from './policy-rules.js';
 
+const clock = new TestClock();
 let t: TestApp;
 let api: Client;
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ clock });
   api = client(t.app);
 });
 afterAll(() => t.close());
@@ -17,7 +18,7 @@ describe('PATCH /api/v1/policies/:id', () => {
   it('applies the given fields as the next version and records what changed', async () => {
     const { tenant, agent, rule } = await setup(t, api);
     const stale = cacheEntryFor(t, agent.id);
-    const before = Date.now();
+    const at = stopUntilTestEnds(clock);
     const response = await api.patch(tenant.admin, `/api/v1/policies/${rule.id}`, {
       rationale: 'A changed rationale text',
       priority: 5,
@@ -31,10 +32,9 @@ describe('PATCH /api/v1/policies/:id', () => {
       priority: 5,
       policy_version: 2,
       modified_by: 'Ada Admin',
-      modified_at: ISO_TIME,
-      updated_at: updated.modified_at,
+      modified_at: at.toISOString(),
+      updated_at: at.toISOString(),
     });
-    expect(Date.parse(updated.updated_at)).toBeGreaterThanOrEqual(before - 1);
     expect(stale()).toBeUndefined();
 
     const history = await versions(api, tenant, rule.id);
@@ -154,10 +154,11 @@ describe('DELETE /api/v1/policies/:id', () => {
   it('deactivates once, keeps the version, and announces only the first time', async () => {
     const { tenant, agent, rule } = await setup(t, api);
     const stale = cacheEntryFor(t, agent.id);
+    const at = stopUntilTestEnds(clock);
     const first = await api.delete(tenant.admin, `/api/v1/policies/${rule.id}`);
     expect(first.statusCode).toBe(200);
     const deleted = first.json().data;
-    expect(deleted).toEqual({ ...rule, is_active: false, updated_at: ISO_TIME });
+    expect(deleted).toEqual({ ...rule, is_active: false, updated_at: at.toISOString() });
     expect(stale()).toBeUndefined();
     const second = await api.delete(tenant.admin, `/api/v1/policies/${rule.id}`);
     expect(second.statusCode).toBe(200);
