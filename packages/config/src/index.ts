@@ -49,6 +49,36 @@ export interface Config {
   readonly outboxLeaseMs: number;
   /** Port of the internal Prometheus endpoint (`GET /metrics`); null = off. */
   readonly metricsPort: number | null;
+  /** The base URL people open (links in e-mails and chat cards), without a trailing slash. */
+  readonly publicUrl: string;
+  /** smtp:// or smtps:// URL of the mail server; null = e-mail is not sent. */
+  readonly smtpUrl: string | null;
+  readonly smtpFrom: string;
+  /** Base URL of Slack's Web API, without a trailing slash. */
+  readonly slackApiUrl: string;
+  readonly stripe: {
+    /** null = checkout and portal answer 501 `billing_not_configured`. */
+    readonly secretKey: string | null;
+    /** null = the billing webhook accepts nothing. */
+    readonly webhookSecret: string | null;
+    readonly priceStarter: string | null;
+    readonly priceBusiness: string | null;
+    /** Where the Stripe SDK sends its calls; null = Stripe itself. */
+    readonly apiUrl: string | null;
+  };
+  /**
+   * Which proxies' `X-Forwarded-For` to believe, in Fastify's `trustProxy` terms: false (none,
+   * the default), true (any), a hop count, or a list of addresses and CIDR ranges.
+   */
+  readonly trustProxy: boolean | number | readonly string[];
+  readonly rateLimits: {
+    /** Per tenant per minute; null = the tenant's plan decides. */
+    readonly evaluate: number | null;
+    readonly read: number | null;
+    readonly write: number | null;
+    /** Per client IP per minute, for requests without valid credentials. */
+    readonly unauthenticated: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -86,6 +116,24 @@ export function loadConfig(env: Env = process.env): Config {
     outboxPollMs: integer(env, 'OUTBOX_POLL_MS', 250, { min: 10, max: 60_000 }),
     outboxLeaseMs: integer(env, 'OUTBOX_LEASE_MS', 60_000, { min: 1_000, max: 86_400_000 }),
     metricsPort: optionalInteger(env, 'METRICS_PORT', { min: 0, max: 65_535 }),
+    publicUrl: (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? 'http://127.0.0.1:4000').replace(/\/+$/, ''),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    smtpFrom: text(env, 'SMTP_FROM', 'Agent Governance <no-reply@localhost>'),
+    slackApiUrl: (url(env, 'SLACK_API_URL', ['http:', 'https:']) ?? 'https://slack.com/api').replace(/\/+$/, ''),
+    stripe: Object.freeze({
+      secretKey: raw(env, 'STRIPE_SECRET_KEY') ?? null,
+      webhookSecret: raw(env, 'STRIPE_WEBHOOK_SECRET') ?? null,
+      priceStarter: raw(env, 'STRIPE_PRICE_STARTER') ?? null,
+      priceBusiness: raw(env, 'STRIPE_PRICE_BUSINESS') ?? null,
+      apiUrl: url(env, 'STRIPE_API_URL', ['http:', 'https:']),
+    }),
+    trustProxy: trustProxy(env, 'TRUST_PROXY'),
+    rateLimits: Object.freeze({
+      evaluate: optionalInteger(env, 'RATE_LIMIT_EVALUATE', { min: 1, max: 100_000_000 }),
+      read: optionalInteger(env, 'RATE_LIMIT_READ', { min: 1, max: 100_000_000 }),
+      write: optionalInteger(env, 'RATE_LIMIT_WRITE', { min: 1, max: 100_000_000 }),
+      unauthenticated: integer(env, 'RATE_LIMIT_UNAUTHENTICATED', 30, { min: 1, max: 100_000_000 }),
+    }),
   });
 }
 
@@ -145,6 +193,19 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   if (value === 'true') return true;
   if (value === 'false') return false;
   throw new ConfigError(name, `must be true or false (got "${value}")`);
+}
+
+/** `true`, `false`, a hop count, or comma-separated addresses and CIDR ranges. */
+function trustProxy(env: Env, name: string): boolean | number | readonly string[] {
+  const value = raw(env, name);
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return integer(env, name, 0, { min: 1, max: 100 });
+  const addresses = value.split(',').map((part) => part.trim());
+  if (addresses.some((address) => !/^[\da-fA-F.:]+(\/\d{1,3})?$/.test(address))) {
+    throw new ConfigError(name, `must be true, false, a hop count, or comma-separated addresses or CIDR ranges (got "${value}")`);
+  }
+  return Object.freeze(addresses);
 }
 
 function url(env: Env, name: string, protocols: readonly string[]): string | null {

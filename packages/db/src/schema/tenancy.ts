@@ -1,4 +1,5 @@
 import { boolean, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { approvalRequests } from './approvals.js';
 import { at, createdAt } from './columns.js';
 import { tenants } from './identity.js';
 
@@ -16,6 +17,8 @@ export const subscriptions = pgTable('subscriptions', {
   cancelAtPeriodEnd: boolean('cancel_at_period_end').notNull().default(false),
   providerCustomerId: text('provider_customer_id'),
   providerSubscriptionId: text('provider_subscription_id'),
+  /** `created` of the last provider event applied: an older event arriving late changes nothing. */
+  providerEventAt: at('provider_event_at'),
   updatedAt: at('updated_at').notNull().defaultNow(),
 });
 
@@ -44,4 +47,17 @@ export const chatIntegrations = pgTable('chat_integrations', {
   /** Mode-specific settings; secrets inside are never returned by the API. */
   settings: jsonb('settings').$type<Record<string, string>>().notNull(),
   updatedAt: at('updated_at').notNull().defaultNow(),
+});
+
+/** The chat card posted for an approval (bot mode), so a decision can update it in place. */
+export const chatMessages = pgTable('chat_messages', {
+  approvalId: uuid('approval_id')
+    .primaryKey()
+    .references(() => approvalRequests.id, { onDelete: 'cascade' }),
+  tenantId: uuid('tenant_id')
+    .notNull()
+    .references(() => tenants.id, { onDelete: 'cascade' }),
+  channel: text('channel').notNull(),
+  ts: text('ts').notNull(),
+  createdAt: createdAt(),
 });
