@@ -13,6 +13,8 @@ export interface Deps {
   readonly apiKeys: ApiKeyCache;
   readonly decisionInputs: DecisionInputsCache;
   readonly sessionTtlMs: number;
+  /** The base URL people open, without a trailing slash: links in e-mails and chat cards. */
+  readonly publicUrl: string;
   /** Decides which webhook targets are allowed (see webhooks/targets.ts). */
   readonly mode: Mode;
   readonly webhooks: {

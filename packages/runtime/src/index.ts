@@ -56,6 +56,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     apiKeys: new ApiKeyCache(),
     decisionInputs: new DecisionInputsCache(),
     sessionTtlMs: config.sessionTtlMs,
+    publicUrl: config.publicUrl,
     mode: config.mode,
     webhooks: {
       transport: createWebhookTransport(config.mode),
