@@ -12,11 +12,16 @@
  * Environment: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_REDIS_URL (default redis://127.0.0.1:6379), BENCH_DURATION_S (default 10),
  * BENCH_CONNECTIONS (default 64), BENCH_LOG_LEVEL (default warn).
+ *
+ * BENCH_RATE_LIMITER=compare runs only evaluate → allow, against an API whose rate-limit
+ * counters are in Redis and then against one that counts in its own memory, and reports both
+ * (see compareRateLimiter).
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
+import { freePort } from '../test/processes.js';
 import { startReceiver } from '../test/receiver.js';
 import { build, call, freshDatabase, signUp, startService, startWorker } from './support.js';
 
@@ -31,6 +36,7 @@ type Scenario = { title: string; path: string; body: Record<string, unknown>; ex
 
 async function main() {
   build();
+  if (process.env.BENCH_RATE_LIMITER === 'compare') return compareRateLimiter();
   const database = await freshDatabase();
   const [{ synchronous_commit }] = (await database.admin`show synchronous_commit`) as unknown as [{ synchronous_commit: string }];
   // Development mode: the only difference that matters here is that webhooks may go to the
@@ -101,6 +107,46 @@ async function main() {
   }
 }
 
+/**
+ * What the limiter's Redis round trip costs evaluate. The same API, one process at a time on
+ * one database: first with its counters in Redis (one script call per request), then with
+ * REDIS_URL on a port where nothing listens, so it counts in its own memory, as it does when
+ * Redis is down. The limiter cannot be switched off, so the second run is the baseline: all it
+ * keeps of the limiter is a map update in memory. Neither API runs jobs (with REDIS_URL set,
+ * a worker would), so the outbox only fills.
+ */
+async function compareRateLimiter() {
+  const database = await freshDatabase();
+  const prefix = `agov-bench-${randomUUID()}`;
+  const counters = [
+    { title: 'evaluate → allow, rate-limit counters in Redis', redis: redisUrl },
+    { title: 'evaluate → allow, counters in process memory', redis: `redis://127.0.0.1:${await freePort()}` },
+  ];
+  const rows = [];
+  let seeded: Awaited<ReturnType<typeof seedTenant>> | undefined;
+  try {
+    for (const [index, { title, redis }] of counters.entries()) {
+      const service = await startService(database.url, { env: { NODE_ENV: 'development', REDIS_URL: redis, QUEUE_PREFIX: prefix } });
+      try {
+        // Seeded once, through the first service; the second finds it in the database.
+        seeded ??= await seedTenant(service.url, 'http://127.0.0.1:9/unused');
+        const scenario: Scenario = { title, path: '/api/v1/evaluate', body: seeded.allowAction, expect: (b) => b.decision === 'allow' };
+        await drive(service.url, seeded.apiKey, scenario, WARM_UP_S);
+        rows[index] = await drive(service.url, seeded.apiKey, scenario);
+      } finally {
+        await service.stop();
+      }
+    }
+  } finally {
+    await database.drop();
+    await dropQueues(prefix);
+  }
+  console.table(rows);
+  const [inRedis, inMemory] = rows.map((row) => row!['requests/s']);
+  console.log(
+    `With counters in Redis: ${(((inRedis! - inMemory!) / inMemory!) * 100).toFixed(1)} % requests/s against counting in memory.`,
+  );
+}
 /** The run's queues leave the shared Redis with it. */
 async function dropQueues(prefix: string) {
   const redis = new Redis(redisUrl);

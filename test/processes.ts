@@ -4,6 +4,17 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
+/**
+ * Rate limits far above anything a test sends, so that only the rate-limit tests, which set
+ * their own small figures, ever meet a 429.
+ */
+export const GENEROUS_RATE_LIMITS: Readonly<Record<string, string>> = {
+  RATE_LIMIT_EVALUATE: '1000000',
+  RATE_LIMIT_READ: '1000000',
+  RATE_LIMIT_WRITE: '1000000',
+  RATE_LIMIT_UNAUTHENTICATED: '1000000',
+};
+
 export interface Started {
   child: ChildProcess;
   output(): string;
@@ -19,7 +30,11 @@ export async function startProcess(
   ready: RegExp,
   timeoutMs = 30_000,
 ): Promise<Started> {
-  const child = spawn(command, args, { cwd: root, env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { PATH: process.env.PATH!, ...GENEROUS_RATE_LIMITS, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
@@ -55,7 +70,11 @@ export function runToExit(
   env: Record<string, string>,
   timeoutMs = 30_000,
 ): Promise<{ code: number | null; output: string }> {
-  const child = spawn(command, args, { cwd: root, env: { PATH: process.env.PATH!, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { PATH: process.env.PATH!, ...GENEROUS_RATE_LIMITS, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

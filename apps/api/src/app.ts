@@ -9,20 +9,30 @@ import { installAuth } from './plugins/auth.js';
 import { clientErrorHandler, installErrorHandling, onFrameworkError } from './plugins/errors.js';
 import { installMetrics } from './plugins/metrics.js';
 import { installOpenApi } from './plugins/openapi.js';
+import { installRateLimits } from './plugins/rate-limit.js';
 import { installValidation } from './plugins/validation.js';
 import { healthRoutes } from './routes/health.js';
 import { agentRoutes } from './routes/v1/agents.js';
 import { apiKeyRoutes } from './routes/v1/api-keys.js';
 import { authRoutes } from './routes/v1/auth.js';
+import { billingRoutes } from './routes/v1/billing.js';
+import { chatRoutes } from './routes/v1/chat.js';
 import { approvalRoutes } from './routes/v1/approvals.js';
 import { evaluationRoutes } from './routes/v1/evaluate.js';
 import { exportRoutes } from './routes/v1/exports.js';
 import { traceRoutes } from './routes/v1/traces.js';
 import { policyRoutes } from './routes/v1/policies.js';
+import { settingsRoutes } from './routes/v1/settings.js';
 import { userRoutes } from './routes/v1/users.js';
 import { webhookRoutes } from './routes/v1/webhooks.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** `TRUST_PROXY` in the shapes Fastify's types take: a hop count as the function Fastify makes of one. */
+function trustProxyOf(trust: Runtime['config']['trustProxy']) {
+  if (typeof trust === 'number') return (_address: string, hop: number) => hop < trust;
+  return typeof trust === 'object' ? [...trust] : trust;
+}
 
 /** Builds the HTTP application on a runtime. It never listens: main.ts and tests decide that. */
 export async function buildApp(runtime: Runtime, logger: Logger): Promise<FastifyInstance> {
@@ -48,6 +58,8 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
+    // Whose X-Forwarded-For to believe for `request.ip`, which the per-address rate limit counts by.
+    trustProxy: trustProxyOf(runtime.config.trustProxy),
     frameworkErrors: onFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -61,7 +73,7 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
   await app.register(cookie);
   installValidation(app);
   installErrorHandling(app);
-  installAuth(app, runtime.deps, runtime.config);
+  installAuth(app, runtime.deps, runtime.config, await installRateLimits(app, runtime.deps));
   installMetrics(app, runtime.metrics);
   await installOpenApi(app);
 
@@ -79,6 +91,9 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
       await v1.register(agentRoutes, options);
       await v1.register(policyRoutes, options);
       await v1.register(webhookRoutes, options);
+      await v1.register(billingRoutes, options);
+      await v1.register(chatRoutes, options);
+      await v1.register(settingsRoutes, options);
     },
     { prefix: '/api/v1' },
   );

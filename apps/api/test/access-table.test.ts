@@ -21,7 +21,8 @@ import { evaluation } from './scenarios.js';
 
 /**
  * The spec's endpoint-access table, written out here independently of the code's own
- * declarations: `scope` is what an API key needs (`any` = any key, `none` = keys refused),
+ * declarations: `scope` is what an API key needs (`any` = any key, `none` = keys refused,
+ * where the spec says "not listed"),
  * `roles` the session roles admitted. Every route in the OpenAPI document must appear.
  */
 type Row = { method: string; path: string; scope: string; roles: readonly string[] };
@@ -75,9 +76,25 @@ export const ACCESS_TABLE: Row[] = [
   { method: 'DELETE', path: '/api/v1/webhooks/:id', scope: 'admin', roles: ADMIN },
   { method: 'GET', path: '/api/v1/webhooks/:id/deliveries', scope: 'admin', roles: ADMIN },
   { method: 'POST', path: '/api/v1/webhooks/:id/test', scope: 'admin', roles: ADMIN },
+  { method: 'POST', path: '/api/v1/billing/checkout', scope: 'none', roles: ADMIN },
+  { method: 'POST', path: '/api/v1/billing/portal', scope: 'none', roles: ADMIN },
+  { method: 'GET', path: '/api/v1/billing/status', scope: 'any', roles: ANY_ROLE },
+  // CONTRACT: the chat settings, the chat test action and the notification settings (admin).
+  { method: 'GET', path: '/api/v1/integrations/chat', scope: 'admin', roles: ADMIN },
+  { method: 'PUT', path: '/api/v1/integrations/chat', scope: 'admin', roles: ADMIN },
+  { method: 'POST', path: '/api/v1/integrations/chat/test', scope: 'admin', roles: ADMIN },
+  { method: 'GET', path: '/api/v1/settings/notifications', scope: 'admin', roles: ADMIN },
+  { method: 'PUT', path: '/api/v1/settings/notifications', scope: 'admin', roles: ADMIN },
 ];
 
-const PUBLIC_ROUTES = ['GET /health', 'POST /api/v1/auth/signup', 'POST /api/v1/auth/login'];
+/** No credential: each checks its own (a password, the provider's signature, the chat platform's). */
+const PUBLIC_ROUTES = [
+  'GET /health',
+  'POST /api/v1/auth/signup',
+  'POST /api/v1/auth/login',
+  'POST /api/v1/billing/webhook',
+  'POST /api/v1/integrations/chat/callback',
+];
 
 const SCOPES = [
   'evaluate',
@@ -98,7 +115,8 @@ let tenant: Tenant;
 const keys: Record<string, Credential> = {};
 
 beforeAll(async () => {
-  t = await createTestApp();
+  // With a payment provider configured, so that billing answers from its rules rather than 501.
+  t = await createTestApp({ env: { STRIPE_SECRET_KEY: 'sk_test_access_table' } });
   tenant = await signupTenant(t.app);
   for (const scope of SCOPES) keys[scope] = await keyWithScopes(t.app, tenant, [scope]);
 });
@@ -135,7 +153,7 @@ describe('endpoint access table', () => {
 
     it('admits exactly the API keys the table names', async () => {
       for (const scope of SCOPES) {
-        const admitted = row.scope === 'any' || scope === 'admin' || scope === row.scope;
+        const admitted = row.scope !== 'none' && (row.scope === 'any' || scope === 'admin' || scope === row.scope);
         const response = await call(row, keys[scope]!);
         if (admitted) expect(admittedCleanly(response.statusCode), `${scope}: ${response.statusCode} ${response.body}`).toBe(true);
         else expect(response.statusCode, `${scope} should be refused`).toBe(403);

@@ -213,8 +213,13 @@ function encode(text: string): string {
 
 // --- the property -----------------------------------------------------------------------------
 
+/** The one 5xx the spec defines for a client's request: this install has no payment provider. */
+const isBillingNotConfigured = (response: LightMyRequestResponse) =>
+  response.statusCode === 501 && response.json().error === 'billing_not_configured';
+
 function expectWellFormed(response: LightMyRequestResponse, label: string) {
-  expect(response.statusCode, `${label} → ${response.statusCode} ${response.body.slice(0, 500)}`).toBeLessThan(500);
+  if (!isBillingNotConfigured(response))
+    expect(response.statusCode, `${label} → ${response.statusCode} ${response.body.slice(0, 500)}`).toBeLessThan(500);
   if (response.statusCode >= 400) {
     const body = response.json();
     expect(body, label).toMatchObject({

@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '@agov/config';
 import type { Clock } from '@agov/domain';
 import { createLogger, createRuntime, type Runtime } from '@agov/runtime';
 import { buildApp } from '../src/app.js';
+import { GENEROUS_RATE_LIMITS } from '../../../test/processes.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -35,6 +36,12 @@ export class TestClock implements Clock {
   resume() {
     this.stoppedAt = null;
   }
+  /** Moves a stopped clock forward by exactly `ms`; it stays stopped (and runs on from there when resumed). */
+  step(ms: number) {
+    if (!this.stoppedAt) throw new Error('step() moves a stopped clock; stop() it first');
+    this.offsetMs += ms;
+    this.stoppedAt = new Date(this.stoppedAt.getTime() + ms);
+  }
 }
 
 export interface TestAppOptions {
@@ -50,6 +57,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     DATABASE_URL: inject('databaseUrl'),
     MIGRATE_ON_START: 'false',
     LOG_LEVEL: 'info',
+    ...GENEROUS_RATE_LIMITS,
     ...options.env,
   });
   const logs: string[] = [];

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { outbox, webhookDeliveries } from '@agov/db';
 import { freePort, startRedis, startWorker, type Started } from '../../../test/processes.js';
 import { eventually, startReceiver, type Answer, type Receiver } from '../../../test/receiver.js';
+import { startSmtpReceiver } from '../../../test/smtp-receiver.js';
 import { action, createAgent, createPolicy } from '../../api/test/fixtures.js';
-import { createTestApp, ownDatabase, request, signupTenant, type TestApp } from '../../api/test/harness.js';
+import { createTestApp, ownDatabase, request, signupTenant, type TestApp, uniqueEmail } from '../../api/test/harness.js';
 
 /*
  * The API with REDIS_URL records effects and dispatches nothing itself; worker processes
@@ -50,7 +51,7 @@ const timers = (webhookTimeoutMs = 2_000) => ({
   MIGRATE_ON_START: 'false',
 });
 
-async function deployment(options: { redisUrl?: string; webhookTimeoutMs?: number } = {}) {
+async function deployment(options: { redisUrl?: string; webhookTimeoutMs?: number; env?: Record<string, string> } = {}) {
   const prefix = `agov-test-${randomUUID()}`;
   prefixes.push(prefix);
   const env = {
@@ -58,6 +59,7 @@ async function deployment(options: { redisUrl?: string; webhookTimeoutMs?: numbe
     DATABASE_URL: databaseUrl,
     REDIS_URL: options.redisUrl ?? SHARED_REDIS,
     QUEUE_PREFIX: prefix,
+    ...options.env,
   };
   const api = await createTestApp({ env, jobs: true });
   apps.push(api);
@@ -153,6 +155,52 @@ describe('the worker process', () => {
       return rows[0]?.status === 'delivered' && rows;
     });
     expect(row).toMatchObject({ status: 'delivered', httpStatus: 200 });
+  });
+
+  it('mails approval requests to the reviewers, skipping one decided before the worker ran', async () => {
+    const smtp = await startSmtpReceiver();
+    onTestFinished(() => smtp.close());
+    const { api, worker } = await deployment({ env: { SMTP_URL: smtp.url, PUBLIC_URL: 'https://governance.example.com' } });
+    const tenant = await signupTenant(api.app);
+    const reviewer = uniqueEmail('reviewer');
+    const saved = await request(api.app, tenant.admin, {
+      method: 'PUT',
+      url: '/api/v1/settings/notifications',
+      payload: { email_enabled: true, reviewer_emails: [reviewer] },
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const agent = await createAgent(api.app, tenant.admin);
+    await createPolicy(api.app, tenant.admin, agent.id, { policy_effect: 'approval_required' });
+    const evaluate = async () =>
+      (await request(api.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: action(agent.id) })).json()
+        .approval_request_id as string;
+    const decided = await evaluate();
+    const pending = await evaluate();
+    const denial = await request(api.app, tenant.admin, {
+      method: 'POST',
+      url: `/api/v1/approvals/${decided}/deny`,
+      payload: { approver_name: 'Ada' },
+    });
+    expect(denial.statusCode, denial.body).toBe(200);
+
+    // Recorded, not sent: no worker runs yet.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(smtp.received).toHaveLength(0);
+
+    await worker();
+    const [mail] = await smtp.waitFor(reviewer, 1);
+    expect(mail).toMatchObject({
+      envelope: { to: [reviewer] },
+      subject: 'Approval required: invoice-bot wants to write on github',
+      answer: 'accepted',
+    });
+    expect(mail!.text).toContain(`\nReview the request: https://governance.example.com/approvals/${pending}\n`);
+    expect(mail!.html).toContain(`<p><a href="https://governance.example.com/approvals/${pending}">Review the request</a></p>`);
+    await eventually(async () => {
+      const rows = await api.runtime.database.db.select().from(outbox).where(eq(outbox.tenantId, tenant.tenantId));
+      return rows.every((row) => row.kind !== 'approval_email');
+    });
+    expect(smtp.to(reviewer)).toHaveLength(1);
   });
 
   it('closes gracefully on SIGTERM', async () => {

@@ -1,8 +1,13 @@
-import type { Mode } from '@agov/config';
+import type { Config, Mode } from '@agov/config';
 import type { Database } from '@agov/db';
+import type { BillingPort } from './billing/provider.js';
+import type { ChatPort } from './chat/slack-api.js';
 import type { ApiKeyCache } from './identity/api-key-cache.js';
 import type { Clock } from './clock.js';
 import type { DecisionInputsCache } from './policy/decision-inputs.js';
+import type { RateCounters } from './limits/counters.js';
+import type { TenantPlanCache } from './limits/tenant-plan-cache.js';
+import type { Mailer } from './notifications/mailer.js';
 import type { Observer } from './observer.js';
 import type { WebhookTransport } from './webhooks/transport.js';
 
@@ -23,6 +28,19 @@ export interface Deps {
     /** Delays before the 2nd, 3rd, … attempt; a delivery has `length + 1` attempts. */
     readonly retryDelaysMs: readonly number[];
   };
+  /** Sends approval e-mails (SMTP, or nothing when `SMTP_URL` is unset). */
+  readonly mailer: Mailer;
+  /** Slack's Web API for chat cards and callbacks, and where chat failures are reported. */
+  readonly chat: ChatPort;
+  /** Each tenant's plan, which sets its rate limits. */
+  readonly tenantPlans: TenantPlanCache;
+  readonly rateLimits: {
+    readonly counters: RateCounters;
+    /** Per tenant per minute by category (null: the plan decides), and per client address without credentials. */
+    readonly perMinute: Config['rateLimits'];
+  };
+  /** Stripe: checkout and portal sessions, and the webhook's signature check. */
+  readonly billing: BillingPort;
   /** Where monitoring hears about what the domain did. */
   readonly observe: Observer;
 }

@@ -5,6 +5,7 @@ export type { Deps } from './deps.js';
 export { applyInvalidation, INVALIDATION_CHANNEL, type Invalidation } from './invalidation.js';
 export type { Observer } from './observer.js';
 export { DecisionInputsCache } from './policy/decision-inputs.js';
+export { TenantPlanCache } from './limits/tenant-plan-cache.js';
 
 // Errors: the spec's error codes and the HTTP status each maps to.
 export { AppError, codeToStatus, type ErrorCode } from './errors.js';
@@ -15,6 +16,12 @@ export { login, signup, whoAmI } from './identity/accounts.js';
 export { authenticateApiKey, createApiKey, deleteApiKey, listApiKeys, rotateApiKey } from './identity/api-keys.js';
 export { developmentPrincipal, endSession, resolveSession } from './identity/sessions.js';
 export { createUser, deleteUser, listUsers, updateUser } from './identity/users.js';
+
+// Rate limits: the sliding window's arithmetic, plan figures, and sign-in throttling.
+export type { RateCounters } from './limits/counters.js';
+export { attemptOn, FREE_ATTEMPTS, LOGIN_DELAYS_MS, LOGIN_QUIET_MS, type LoginRecord, type LoginVerdict } from './limits/login-attempts.js';
+export { tenantRateLimit, type RateCategory } from './limits/plans.js';
+export { judge, windowIndex, type WindowQuery, type WindowVerdict } from './limits/sliding-window.js';
 
 // Agents: the registry, its vocabulary and the lifecycle state machine.
 export { createAgent, listAgents, updateAgent } from './agents/agents.js';
@@ -75,10 +82,45 @@ export { fanOutAuditEvents } from './webhooks/fan-out.js';
 export { blockedAddressReason } from './webhooks/targets.js';
 export type { OutboundRequest, OutboundResult, WebhookTransport } from './webhooks/transport.js';
 
+// E-mail: the tenant's notification settings and the approval e-mail to its reviewers.
+export { sendApprovalEmail } from './notifications/approval-email.js';
+export type { MailMessage, Mailer, UndeliveredMail } from './notifications/mailer.js';
+export { getNotificationSettings, saveNotificationSettings } from './notifications/settings.js';
+
+// Chat (Slack): settings, approval cards and their updates, the Test action and the callback.
+export { handleChatCallback, type ChatCallback } from './chat/callback.js';
+export { postApprovalCard, updateApprovalCard } from './chat/card-delivery.js';
+export { CHAT_MODES, getChatSettings, presentChatSettings, putChatSettings, type ChatSettingsInput } from './chat/settings.js';
+export {
+  SlackCallError,
+  type ChatFailure,
+  type ChatPort,
+  type PostedMessage,
+  type SlackApi,
+  type SlackMessage,
+} from './chat/slack-api.js';
+export { sendTestChatMessage } from './chat/test-message.js';
+
+// Billing (Stripe): checkout and portal sessions, the subscription, and the provider's events.
+export { receiveProviderEvent, type EventReceipt } from './billing/apply-event.js';
+export { presentSubscription } from './billing/presenter.js';
+export {
+  CHECKOUT_PLANS,
+  type BillingPort,
+  type CheckoutPlan,
+  type CheckoutSessionRequest,
+  type PaymentProvider,
+  type ProviderEvent,
+  type ProviderEventVerifier,
+} from './billing/provider.js';
+export { openPortal, startCheckout } from './billing/sessions.js';
+export { getSubscription } from './billing/status.js';
+
 // Presenters: row → the exact JSON the spec shows, shared by the API and webhook payloads.
 export { presentAgent, presentAgentDetail } from './presenters/agents.js';
 export { presentApproval, presentApprovalDetail, presentApprovalStatus } from './presenters/approvals.js';
 export { presentApiKey, presentIssuedApiKey, presentTenant, presentUser } from './presenters/identity.js';
+export { presentNotificationSettings } from './presenters/notifications.js';
 export { presentPolicy, presentPolicyVersion } from './presenters/policies.js';
 export {
   AUDIT_EXPORT_COLUMNS,

@@ -9,7 +9,9 @@ export type Invalidation =
   /** A key was rotated or deleted. */
   | { kind: 'api_key'; id: string }
   /** An agent or one of its rules changed: its cached decision inputs are stale. */
-  | { kind: 'agent'; id: string };
+  | { kind: 'agent'; id: string }
+  /** A tenant's subscription changed (id = tenant id): its plan, and so its rate limits. */
+  | { kind: 'tenant_plan'; id: string };
 
 export type Invalidate = (message: Invalidation) => Promise<void>;
 
@@ -40,6 +42,9 @@ export function applyInvalidation(deps: Deps, message: Invalidation): void {
       return;
     case 'agent':
       deps.decisionInputs.evict(message.id);
+      return;
+    case 'tenant_plan':
+      deps.tenantPlans.delete(message.id);
       return;
   }
 }

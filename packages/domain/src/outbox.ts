@@ -21,6 +21,8 @@ export type Effect =
   | { kind: 'webhook'; event: WebhookEvent; data: Record<string, unknown> }
   | { kind: 'approval_email'; approvalId: string }
   | { kind: 'chat_card'; approvalId: string }
+  /** The approval's posted chat card is replaced by its decision or expiry. */
+  | { kind: 'chat_card_update'; approvalId: string }
   | { kind: 'approval_expiry'; approvalId: string; at: Date }
   /** Events seq from..to of a trace were recorded: fans out as `audit.event` webhooks. */
   | { kind: 'audit_events'; traceId: string; fromSeq: number; toSeq: number }

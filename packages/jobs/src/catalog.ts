@@ -4,9 +4,12 @@ import {
   expireDueApprovals,
   expireOnSchedule,
   fanOutAuditEvents,
+  postApprovalCard,
+  sendApprovalEmail,
   type Deps,
   type DueEffect,
   type EffectKind,
+  updateApprovalCard,
 } from '@agov/domain';
 
 /**
@@ -32,6 +35,9 @@ export const EFFECT_JOBS = {
   audit_events: { queue: 'effects', handle: fanOutAuditEvents },
   approval_expiry: { queue: 'effects', handle: expireOnSchedule },
   webhook_delivery: { queue: 'deliveries', handle: deliverWebhook },
+  chat_card: { queue: 'deliveries', handle: postApprovalCard },
+  chat_card_update: { queue: 'deliveries', handle: updateApprovalCard },
+  approval_email: { queue: 'deliveries', handle: sendApprovalEmail },
 } as const satisfies Partial<Record<EffectKind, EffectJob>>;
 
 export type HandledKind = keyof typeof EFFECT_JOBS;

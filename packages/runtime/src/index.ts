@@ -7,12 +7,17 @@ import {
   DecisionInputsCache,
   INVALIDATION_CHANNEL,
   systemClock,
+  TenantPlanCache,
   type Clock,
   type Deps,
   type Invalidation,
 } from '@agov/domain';
 import type { Logger } from 'pino';
+import { createMailer } from './mailer.js';
 import { createMetrics, startMetricsServer, type Metrics, type MetricsServer } from './metrics.js';
+import { createRateCounters } from './rate-limit-store.js';
+import { createChat } from './slack.js';
+import { createBilling } from './stripe.js';
 import { createWebhookTransport } from './webhook-transport.js';
 
 /** Which app a process runs: it decides whether the process carries effects out. */
@@ -49,6 +54,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   const database = await openDatabase(config);
   if (config.migrateOnStart) await database.migrate();
   const metrics = createMetrics(database, options.logger);
+  const counters = await createRateCounters(config, options.logger);
 
   const deps: Deps = {
     database,
@@ -63,6 +69,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       timeoutMs: config.webhookTimeoutMs,
       retryDelaysMs: config.webhookRetryDelaysMs,
     },
+    mailer: createMailer(config, options.logger),
+    chat: createChat(config, options.logger),
+    tenantPlans: new TenantPlanCache(),
+    rateLimits: { counters, perMinute: config.rateLimits },
+    billing: createBilling(config, options.logger),
     observe: metrics.observer,
   };
 
@@ -78,7 +89,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       // deleted key or a suspended agent would stay usable until its entry's TTL ran out.
       deps.apiKeys.clear();
       deps.decisionInputs.clear();
-      options.logger.warn('cache invalidation listener reconnected; cleared the key and decision caches');
+      deps.tenantPlans.clear();
+      options.logger.warn('cache invalidation listener reconnected; cleared the key, decision and plan caches');
     },
   );
 
@@ -118,6 +130,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       await metricsServer?.close();
       await dispatch?.close();
       await stopListening();
+      await counters.close();
       await database.close();
     },
   };

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '@agov/config';
 import { AppError, authenticateApiKey, authorize, developmentPrincipal, resolveSession, type Deps, type Principal } from '@agov/domain';
 import { PUBLIC, type RouteAccess } from '../access.js';
+import type { RequestLimits } from './rate-limit.js';
 
 export const SESSION_COOKIE = 'agov_session';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -19,9 +20,11 @@ declare module 'fastify' {
 /**
  * Authenticates each request (API key, session cookie, or the development bypass) and checks
  * it against the access its route declares. A route that declares no access is a mistake,
- * caught when the route is registered rather than when someone calls it.
+ * caught when the route is registered rather than when someone calls it. Each request counts
+ * against a rate limit between authentication and authorization: its tenant's once it is
+ * known, else its client address's (so refused credentials cannot be tried at speed either).
  */
-export function installAuth(app: FastifyInstance, deps: Deps, config: Pick<Config, 'mode'>): void {
+export function installAuth(app: FastifyInstance, deps: Deps, config: Pick<Config, 'mode'>, limits: RequestLimits): void {
   app.decorateRequest('principal', null as never);
 
   app.addHook('onRoute', (route) => {
@@ -31,10 +34,16 @@ export function installAuth(app: FastifyInstance, deps: Deps, config: Pick<Confi
     }
   });
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const access = request.routeOptions.config.access;
-    if (access === undefined || access === PUBLIC) return;
-    request.principal = await authenticate(request, deps, config);
+    if (access === undefined || access === PUBLIC) return limits.anonymous(request, reply);
+    try {
+      request.principal = await authenticate(request, deps, config);
+    } catch (error) {
+      await limits.anonymous(request, reply);
+      throw error;
+    }
+    await limits.tenant(request, reply);
     authorize(request.principal, access);
   });
 }

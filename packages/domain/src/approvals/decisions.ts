@@ -2,6 +2,7 @@ import { and, asc, eq, gt, lte } from 'drizzle-orm';
 import { agents, approvalRequests, type Tx, type ApprovalRow, type TraceRow } from '@agov/db';
 import { actorName, type Principal } from '../access.js';
 import type { NewEvent } from '../audit/chain-events.js';
+import { cardUpdatesFor } from '../chat/card-updates.js';
 import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../errors.js';
 import { recordEffects } from '../outbox.js';
@@ -41,7 +42,12 @@ export async function decideApproval(
       .returning();
     if (!approval) return null;
     const { effect } = await closeTraceOf(tx, approval, decisionEvents(approval, verdict, actorName(principal)), finalOutcome, now);
-    await recordEffects(tx, principal.tenantId, [effect, { kind: 'webhook', event, data: { approval: presentApproval(approval) } }], now);
+    await recordEffects(
+      tx,
+      principal.tenantId,
+      [effect, { kind: 'webhook', event, data: { approval: presentApproval(approval) } }, ...(await cardUpdatesFor(tx, approval.id))],
+      now,
+    );
     return approval;
   });
   if (decided) return decided;
@@ -113,7 +119,11 @@ export async function expireApproval(deps: Deps, tenantId: string, id: string): 
     await recordEffects(
       tx,
       tenantId,
-      [effect, { kind: 'webhook', event: 'approval.expired', data: { approval: presentApproval(approval) } }],
+      [
+        effect,
+        { kind: 'webhook', event: 'approval.expired', data: { approval: presentApproval(approval) } },
+        ...(await cardUpdatesFor(tx, approval.id)),
+      ],
       now,
     );
     return true;

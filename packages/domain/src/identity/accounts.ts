@@ -7,6 +7,7 @@ import { createApiKey, type IssuedApiKey } from './api-keys.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { startSession } from './sessions.js';
 import { isUniqueViolation } from '../db-errors.js';
+import { admitLoginAttempt, forgetLoginFailures } from '../limits/login-throttle.js';
 
 export interface SignupInput {
   organization_name: string;
@@ -46,6 +47,7 @@ export async function signup(deps: Deps, input: SignupInput): Promise<SignedUp> 
 }
 
 export async function login(deps: Deps, input: { email: string; password: string }) {
+  await admitLoginAttempt(deps, input.email);
   const [user] = await deps.database.db
     .select()
     .from(users)
@@ -53,6 +55,7 @@ export async function login(deps: Deps, input: { email: string; password: string
     .limit(1);
   const valid = await verifyPassword(user?.passwordHash ?? null, input.password);
   if (!user || !valid) throw new AppError('unauthorized', 'Invalid e-mail or password');
+  await forgetLoginFailures(deps, input.email);
   const [tenant] = await deps.database.db.select().from(tenants).where(eq(tenants.id, user.tenantId));
   const session = await startSession(deps, user);
   return { user, tenant: tenant!, session };

@@ -1,0 +1,123 @@
+import rateLimit, { type FastifyRateLimitStore, normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, tenantRateLimit, type Deps, type RateCategory, type RateCounters, type WindowVerdict } from '@agov/domain';
+
+/** The spec's window: 60 seconds, sliding. */
+const WINDOW_MS = 60_000;
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
+type StoreCallback = Parameters<FastifyRateLimitStore['incr']>[1];
+
+/** The two limits a request can count against; the auth plugin calls them once it knows who is calling. */
+export interface RequestLimits {
+  /** Without valid credentials (none, refused ones, signup, login): per client address. */
+  anonymous(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Authenticated: per tenant, in the request's category. */
+  tenant(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+}
+
+/**
+ * Rate limits through @fastify/rate-limit, over a store of ours that implements the sliding
+ * window (its own stores count fixed windows). The plugin adds no hooks of its own (`global:
+ * false`): where a request counts depends on authentication, so the auth plugin calls these
+ * limiters. The plugin's reset header counts seconds from now and its 429 is not the spec's,
+ * so the headers and the error are ours. Every response that passed the limiter carries
+ * X-RateLimit-Limit, -Remaining and -Reset (Unix seconds); see docs/rate-limits.md.
+ */
+export async function installRateLimits(app: FastifyInstance, deps: Deps): Promise<RequestLimits> {
+  await app.register(rateLimit, { global: false, store: storeOver(deps.rateLimits.counters) });
+  const now = () => deps.clock.now().getTime();
+
+  const perTenant = app.createRateLimit({
+    timeWindow: WINDOW_MS,
+    keyGenerator: (request) => keyAt(`tenant:${request.principal.tenantId}:${categoryOf(request)}`, now()),
+    max: (request) => tenantRateLimit(deps, request.principal.tenantId, categoryOf(request)),
+  });
+  const perAddress = app.createRateLimit({
+    timeWindow: WINDOW_MS,
+    // req.ip honours TRUST_PROXY; an IPv6 client is counted by its /64, as one host usually holds all of it.
+    keyGenerator: (request) => keyAt(`ip:${normalizeIP(request.ip)}`, now()),
+    max: deps.rateLimits.perMinute.unauthenticated,
+  });
+
+  // Every 429 (these limiters', and sign-in throttling's from the domain) carries its figures as headers.
+  app.addHook('onError', async (_request, reply, error) => {
+    if (!(error instanceof AppError) || error.code !== 'rate_limit_exceeded' || !error.details) return;
+    const { limit, remaining, reset_at, retry_after_seconds } = error.details;
+    reply
+      .header('x-ratelimit-limit', limit)
+      .header('x-ratelimit-remaining', remaining)
+      .header('x-ratelimit-reset', reset_at)
+      .header('retry-after', retry_after_seconds);
+  });
+
+  return {
+    // A route with `rateLimit: false` (health probes) is not counted: it only shows where the caller stands.
+    anonymous: (request, reply) => limit(perAddress, request, reply, 'unauthenticated', request.routeOptions.config.rateLimit !== false),
+    tenant: (request, reply) => limit(perTenant, request, reply, categoryOf(request), true),
+  };
+}
+
+function categoryOf(request: FastifyRequest): RateCategory {
+  if (READ_METHODS.has(request.method)) return 'read';
+  return request.method === 'POST' && request.routeOptions.url === '/api/v1/evaluate' ? 'evaluate' : 'write';
+}
+
+async function limit(limiter: Limiter, request: FastifyRequest, reply: FastifyReply, category: string, counted: boolean) {
+  const result = await limiter(request, { increment: counted });
+  // Only an allow list answers `isAllowed`, and none is configured.
+  if (result.isAllowed) return;
+  const resetAtMs = instantOf(result.key) + result.ttl;
+  const resetAt = Math.ceil(resetAtMs / 1_000);
+  reply.header('x-ratelimit-limit', result.max).header('x-ratelimit-remaining', result.remaining).header('x-ratelimit-reset', resetAt);
+  if (!counted || !result.isExceeded) return;
+  throw new AppError('rate_limit_exceeded', `Rate limit exceeded: ${result.max} ${category} requests per minute`, {
+    category,
+    limit: result.max,
+    remaining: 0,
+    reset_at: resetAt,
+    retry_after_seconds: Math.ceil(result.ttl / 1_000),
+  });
+}
+
+/**
+ * The plugin hands its store nothing but the key, so the key carries the request's instant:
+ * the counters, the headers and a test's clock then agree on the same millisecond.
+ */
+const keyAt = (subject: string, nowMs: number) => `${subject}@${nowMs}`;
+const instantOf = (key: string) => Number(key.slice(key.lastIndexOf('@') + 1));
+const subjectOf = (key: string) => key.slice(0, key.lastIndexOf('@'));
+
+/**
+ * The plugin's store interface over our counters. It reads `current` against `max` and `ttl`
+ * as milliseconds to the reset: an admitted request reports the window's use and when it
+ * will all be forgotten; a refused one reports one over the limit and when to retry.
+ */
+function storeOver(counters: RateCounters) {
+  const answer = (key: string, timeWindow: number, max: number, counted: boolean, callback: StoreCallback) => {
+    const nowMs = instantOf(key);
+    counters.hit(subjectOf(key), { limit: max, windowMs: timeWindow, nowMs }, counted).then(
+      (verdict: WindowVerdict) =>
+        callback(null, {
+          current: verdict.allowed ? max - verdict.remaining : max + 1,
+          ttl: (verdict.allowed ? verdict.resetAtMs : verdict.retryAtMs) - nowMs,
+        }),
+      (error: Error) => callback(error),
+    );
+  };
+  return class CountersStore implements FastifyRateLimitStore {
+    incr(key: string, callback: StoreCallback, timeWindow: number, max: number) {
+      answer(key, timeWindow, max, true, callback);
+    }
+
+    /** What `{ increment: false }` calls: the window as it stands, nothing counted. */
+    read(key: string, callback: StoreCallback, timeWindow: number, max: number) {
+      answer(key, timeWindow, max, false, callback);
+    }
+
+    child() {
+      return this;
+    }
+  };
+}

@@ -1,0 +1,66 @@
+import { AppError, getChatSettings, handleChatCallback, presentChatSettings, putChatSettings, sendTestChatMessage } from '@agov/domain';
+import { ACCESS, PUBLIC } from '../../access.js';
+import { noBody } from '../../plugins/validation.js';
+import { Data } from '../../schemas/common.js';
+import { ChatSettings, ChatSettingsBody, ChatTestResult } from '../../schemas/chat.js';
+import type { Routes } from '../types.js';
+
+/** Slack's interaction payloads are a few KiB; each candidate tenant's secret hashes the whole body. */
+const CALLBACK_MAX_BYTES = 64 * 1024;
+
+/** The tenant's Slack integration (admin), and the callback Slack calls when a card's button is pressed. */
+export const chatRoutes: Routes = async (app, options) => {
+  const { deps } = options;
+  const config = { access: ACCESS.admin };
+  const tags = ['chat'];
+
+  // A tenant that never saved settings reads `{mode: null, enabled: false}`, not 404.
+  app.get('/integrations/chat', { config, schema: { tags, response: { 200: Data(ChatSettings) } } }, async (request) => ({
+    data: presentChatSettings(await getChatSettings(deps, request.principal)),
+  }));
+
+  app.put(
+    '/integrations/chat',
+    { config, schema: { tags, body: ChatSettingsBody, response: { 200: Data(ChatSettings) } } },
+    async (request) => ({ data: presentChatSettings(await putChatSettings(deps, request.principal, request.body)) }),
+  );
+
+  app.post(
+    '/integrations/chat/test',
+    { config, preValidation: noBody, schema: { tags, response: { 200: Data(ChatTestResult) } } },
+    async (request) => ({ data: await sendTestChatMessage(deps, request.principal) }),
+  );
+
+  await app.register(callbackRoute, options);
+};
+
+/**
+ * Encapsulated, so its body parser (raw bytes of any content type: the signature covers them
+ * exactly) applies to this route alone. Answers 200 with an empty body once the press is
+ * handled; what the presser should know reaches them in Slack.
+ */
+const callbackRoute: Routes = async (app, { deps }) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+    if ((body as Buffer).length > CALLBACK_MAX_BYTES) {
+      return done(new AppError('payload_too_large', `Chat callback body is larger than ${CALLBACK_MAX_BYTES / 1024} KiB`), undefined);
+    }
+    done(null, body);
+  });
+
+  // Slack presses arrive from Slack's own addresses for every tenant: the signature, not a
+  // per-address allowance, is what admits them.
+  const callback = { access: PUBLIC, rateLimit: false } as const;
+  app.post('/integrations/chat/callback', { config: callback, schema: { tags: ['chat'] } }, async (request, reply) => {
+    const header = (name: string) => {
+      const value = request.headers[name];
+      return typeof value === 'string' ? value : undefined;
+    };
+    await handleChatCallback(deps, {
+      signature: header('x-chat-signature') ?? header('x-slack-signature'),
+      timestamp: header('x-chat-timestamp') ?? header('x-slack-request-timestamp'),
+      body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+    });
+    return reply.status(200).send();
+  });
+};

@@ -1,0 +1,44 @@
+import { Type } from '@sinclair/typebox';
+import { CHAT_MODES } from '@agov/domain';
+import { Body, StringEnum, Timestamp } from './common.js';
+
+/** Slack's ids: app (A…), team (T… or E…), channel (C…, G…). */
+const SlackId = Type.String({ pattern: '^[A-Z0-9]{2,64}$' });
+
+/**
+ * One body for both modes; which fields a mode takes, and which stored secrets may be left
+ * out, is the domain's rule (chat/settings.ts). Incoming-webhook URLs follow the webhook
+ * target rules there; here only the size.
+ */
+export const ChatSettingsBody = Body({
+  mode: StringEnum(CHAT_MODES),
+  enabled: Type.Boolean(),
+  webhook_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  app_id: Type.Optional(SlackId),
+  app_secret: Type.Optional(Type.String({ minLength: 8, maxLength: 256, pattern: '^\\S+$' })),
+  bot_token: Type.Optional(Type.String({ maxLength: 256, pattern: '^xoxb-[A-Za-z0-9-]+$' })),
+  team_id: Type.Optional(SlackId),
+  channel_id: Type.Optional(SlackId),
+});
+
+export const ChatSettings = Type.Union([
+  Type.Object({ mode: Type.Null(), enabled: Type.Literal(false) }),
+  Type.Object({
+    mode: Type.Literal('incoming_webhook'),
+    enabled: Type.Boolean(),
+    has_webhook_url: Type.Boolean(),
+    updated_at: Timestamp,
+  }),
+  Type.Object({
+    mode: Type.Literal('bot'),
+    enabled: Type.Boolean(),
+    app_id: Type.String(),
+    team_id: Type.String(),
+    channel_id: Type.String(),
+    has_app_secret: Type.Boolean(),
+    has_bot_token: Type.Boolean(),
+    updated_at: Timestamp,
+  }),
+]);
+
+export const ChatTestResult = Type.Object({ delivered: Type.Boolean(), error: Type.Union([Type.String(), Type.Null()]) });

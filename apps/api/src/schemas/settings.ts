@@ -1,0 +1,19 @@
+import { Type } from '@sinclair/typebox';
+import { Body } from './common.js';
+
+/** Enough for a team of reviewers; a distribution list covers more. */
+export const MAX_REVIEWER_EMAILS = 50;
+
+// The `email` format admits no spaces, quotes, commas or line breaks: nothing that could
+// add a recipient or a header to the message.
+const ReviewerEmail = Type.String({ format: 'email', maxLength: 254 });
+
+export const NotificationSettingsBody = Body({
+  email_enabled: Type.Boolean(),
+  reviewer_emails: Type.Array(ReviewerEmail, { maxItems: MAX_REVIEWER_EMAILS }),
+});
+
+export const NotificationSettings = Type.Object({
+  email_enabled: Type.Boolean(),
+  reviewer_emails: Type.Array(Type.String()),
+});

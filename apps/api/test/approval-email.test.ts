@@ -1,0 +1,372 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { outbox } from '@agov/db';
+import { eventually } from '../../../test/receiver.js';
+import { startSmtpReceiver, type SmtpReceiver } from '../../../test/smtp-receiver.js';
+import { expectErrorBody, expectInvalidBody, expectValidationError } from './assertions.js';
+import { type Client, client } from './client.js';
+import { action } from './fixtures.js';
+import {
+  type Credential,
+  createTestApp,
+  keyWithScopes,
+  ownDatabase,
+  request,
+  sessionWithRole,
+  signupTenant,
+  type Tenant,
+  type TestApp,
+  uniqueEmail,
+} from './harness.js';
+import { APPROVAL_RATIONALE, approvalRequired, evaluation } from './scenarios.js';
+
+const SETTINGS = '/api/v1/settings/notifications';
+
+/** The tenant's approval e-mail effects still in the outbox. */
+const emailRowsOf = (t: TestApp, tenantId: string) =>
+  t.runtime.database.db
+    .select()
+    .from(outbox)
+    .where(and(eq(outbox.tenantId, tenantId), eq(outbox.kind, 'approval_email')));
+
+/** Once the tenant's e-mail effects are done: sent, given up or dropped. */
+const emailsSettled = (t: TestApp, tenantId: string) =>
+  eventually(async () => (await emailRowsOf(t, tenantId)).length === 0, 10_000, 'approval e-mails settled');
+
+/** Saves notification settings as `credential`; answers the raw response. */
+const putSettings = (t: TestApp, credential: Credential, body: unknown) =>
+  request(t.app, credential, { method: 'PUT', url: SETTINGS, payload: body as object });
+
+describe('notification settings', () => {
+  let t: TestApp;
+  let api: Client;
+  beforeAll(async () => {
+    t = await createTestApp();
+    api = client(t.app);
+  });
+  afterAll(() => t.close());
+
+  const settingsOf = async (tenant: Tenant) => {
+    const response = await api.get(tenant.admin, SETTINGS);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json();
+  };
+  const put = (tenant: Tenant, body: unknown) => putSettings(t, tenant.admin, body);
+
+  it('has e-mail off and no reviewers for a tenant that never saved them', async () => {
+    const tenant = await signupTenant(t.app);
+    expect(await settingsOf(tenant)).toEqual({ data: { email_enabled: false, reviewer_emails: [] } });
+  });
+
+  it('replaces both fields, keeping an address listed twice in any letter case once, as first written', async () => {
+    const tenant = await signupTenant(t.app);
+    const saved = await put(tenant, {
+      email_enabled: true,
+      reviewer_emails: ['Rita.Reviewer@Example.test', 'sam@example.test', 'rita.reviewer@example.test', 'SAM@EXAMPLE.TEST'],
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const expected = { data: { email_enabled: true, reviewer_emails: ['Rita.Reviewer@Example.test', 'sam@example.test'] } };
+    expect(saved.json()).toEqual(expected);
+    expect(await settingsOf(tenant)).toEqual(expected);
+
+    const replaced = await put(tenant, { email_enabled: false, reviewer_emails: ['ops@example.test'] });
+    expect(replaced.json()).toEqual({ data: { email_enabled: false, reviewer_emails: ['ops@example.test'] } });
+    const emptied = await put(tenant, { email_enabled: false, reviewer_emails: [] });
+    expect(emptied.json()).toEqual({ data: { email_enabled: false, reviewer_emails: [] } });
+    expect(await settingsOf(tenant)).toEqual({ data: { email_enabled: false, reviewer_emails: [] } });
+  });
+
+  it('refuses invalid bodies with 400 and changes nothing', async () => {
+    const tenant = await signupTenant(t.app);
+    const before = { email_enabled: true, reviewer_emails: ['rita@example.test'] };
+    expect((await put(tenant, before)).statusCode).toBe(200);
+
+    expectInvalidBody(await put(tenant, { email_enabled: true }), [['reviewer_emails', 'is required']]);
+    expectInvalidBody(await put(tenant, { reviewer_emails: [] }), [['email_enabled', 'is required']]);
+    expectInvalidBody(await put(tenant, { ...before, is_active: true }), [['is_active', 'is not allowed']]);
+    expectInvalidBody(await put(tenant, { ...before, email_enabled: 'true' }), [['email_enabled', 'must be boolean']]);
+    expectInvalidBody(await put(tenant, { ...before, reviewer_emails: 'rita@example.test' }), [['reviewer_emails', 'must be array']]);
+    expectInvalidBody(await put(tenant, { ...before, reviewer_emails: ['rita@example.test', 'not an address'] }), [
+      ['reviewer_emails.1', 'must match format "email"'],
+    ]);
+    // A line break cannot smuggle a header or another recipient into the message.
+    expectInvalidBody(await put(tenant, { ...before, reviewer_emails: ['rita@example.test\r\nBcc: intruder@example.test'] }), [
+      ['reviewer_emails.0', 'must match format "email"'],
+    ]);
+    expectInvalidBody(await put(tenant, { ...before, reviewer_emails: [`${'r'.repeat(250)}@example.test`] }), [
+      ['reviewer_emails.0', 'must NOT have more than 254 characters'],
+    ]);
+    const tooMany = Array.from({ length: 51 }, (_, i) => `reviewer${i}@example.test`);
+    expectInvalidBody(await put(tenant, { ...before, reviewer_emails: tooMany }), [
+      ['reviewer_emails', 'must NOT have more than 50 items'],
+    ]);
+    expectValidationError(
+      await put(tenant, { email_enabled: true, reviewer_emails: [] }),
+      'Invalid body: reviewer_emails must list at least one address when email_enabled is true',
+      [{ field: 'reviewer_emails', message: 'must list at least one address when email_enabled is true' }],
+    );
+
+    expect(await settingsOf(tenant)).toEqual({ data: before });
+    // Fifty is allowed.
+    const fifty = await put(tenant, { email_enabled: true, reviewer_emails: tooMany.slice(0, 50) });
+    expect(fifty.json()).toEqual({ data: { email_enabled: true, reviewer_emails: tooMany.slice(0, 50) } });
+  });
+
+  it('is for admins only: an admin key or session; other keys and roles get 403', async () => {
+    const tenant = await signupTenant(t.app);
+    const body = { email_enabled: false, reviewer_emails: ['rita@example.test'] };
+    const adminKey = await keyWithScopes(t.app, tenant, ['admin']);
+    expect((await putSettings(t, { apiKey: adminKey.apiKey }, body)).json()).toEqual({ data: body });
+    expect((await api.get({ apiKey: adminKey.apiKey }, SETTINGS)).json()).toEqual({ data: body });
+
+    const forbidden = { error: 'forbidden', message: 'This credential may not perform this action' };
+    const approvalsKey = await keyWithScopes(t.app, tenant, ['approvals:read', 'approvals:write']);
+    const reviewer = await sessionWithRole(t.app, tenant, 'reviewer');
+    for (const credential of [
+      tenant.runtimeKey,
+      { apiKey: approvalsKey.apiKey },
+      reviewer,
+      await sessionWithRole(t.app, tenant, 'viewer'),
+    ]) {
+      expectErrorBody(await api.get(credential, SETTINGS), 403, forbidden);
+    }
+    const intrusion = { email_enabled: true, reviewer_emails: ['intruder@example.test'] };
+    expectErrorBody(await putSettings(t, reviewer, intrusion), 403, forbidden);
+    expectErrorBody(await putSettings(t, { apiKey: approvalsKey.apiKey }, intrusion), 403, forbidden);
+    expectErrorBody(await api.get(null, SETTINGS), 401, { error: 'unauthorized', message: expect.any(String) });
+    expect(await settingsOf(tenant)).toEqual({ data: body });
+  });
+
+  it("keeps each tenant's settings its own", async () => {
+    const ours = await signupTenant(t.app);
+    const theirs = await signupTenant(t.app);
+    const mine = { email_enabled: true, reviewer_emails: ['ours@example.test'] };
+    expect((await put(ours, mine)).json()).toEqual({ data: mine });
+    expect(await settingsOf(theirs)).toEqual({ data: { email_enabled: false, reviewer_emails: [] } });
+    const their = { email_enabled: true, reviewer_emails: ['theirs@example.test'] };
+    expect((await put(theirs, their)).json()).toEqual({ data: their });
+    expect(await settingsOf(ours)).toEqual({ data: mine });
+  });
+});
+
+/*
+ * Approval e-mails leave through the outbox, dispatched in-process (embedded mode: no Redis),
+ * to a real local SMTP server that scripts its answers per recipient, so each test speaks only
+ * for its own tenant's reviewers. The sender logs in with a password that must never be logged.
+ */
+const RETRY_DELAYS_MS = [150, 150, 150, 150];
+const PUBLIC_URL = 'https://governance.example.com';
+const SMTP_PASSWORD = 'smtp-password-never-logged';
+
+/** The same suite on a PostgreSQL server and on embedded PostgreSQL. */
+const DATABASES = {
+  postgres: async () => ({ DATABASE_URL: await ownDatabase() }),
+  embedded: async () => ({ DATABASE_URL: '', DATA_DIR: mkdtempSync(join(tmpdir(), 'agov-email-')), MIGRATE_ON_START: 'true' }),
+};
+
+describe.each(Object.entries(DATABASES))('approval e-mails on %s', (_name, database) => {
+  let smtp: SmtpReceiver;
+  let t: TestApp;
+  let api: Client;
+  beforeAll(async () => {
+    smtp = await startSmtpReceiver();
+    t = await createTestApp({
+      jobs: true,
+      env: {
+        ...(await database()),
+        SMTP_URL: smtp.url.replace('smtp://', `smtp://mailer:${SMTP_PASSWORD}@`),
+        SMTP_FROM: 'Agent Governance <governance@example.test>',
+        PUBLIC_URL,
+        WEBHOOK_RETRY_DELAYS_MS: RETRY_DELAYS_MS.join(','),
+        OUTBOX_POLL_MS: '50',
+        OUTBOX_LEASE_MS: '5000',
+      },
+    });
+    api = client(t.app);
+  });
+  afterAll(async () => {
+    smtp.release('accept');
+    await t.close();
+    await smtp.close();
+  });
+
+  /** A tenant whose agent needs approval for the fixture action, with these notification settings. */
+  async function tenantWithReviewers(emailEnabled: boolean, reviewers: string[]) {
+    const { tenant, agent } = await approvalRequired(t.app);
+    const saved = await putSettings(t, tenant.admin, { email_enabled: emailEnabled, reviewer_emails: reviewers });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const requestApproval = async () => (await evaluation(t.app, tenant, action(agent.id))).approval_request_id!;
+    return { tenant, agent, requestApproval };
+  }
+
+  /** The message the fixture action's approval request must produce. */
+  async function expectedMessage(tenant: Tenant, approvalId: string) {
+    const approval = (await api.get(tenant.admin, `/api/v1/approvals/${approvalId}`)).json().data;
+    const link = `${PUBLIC_URL}/approvals/${approvalId}`;
+    const deadline = `It expires at ${approval.expires_at} unless someone decides it first.`;
+    return {
+      subject: 'Approval required: invoice-bot wants to write on github',
+      text: [
+        'invoice-bot asks for approval before it acts.',
+        '',
+        'Agent:          invoice-bot',
+        'Operation:      write',
+        'Integration:    github',
+        'Resource:       repo/app',
+        'Risk:           medium',
+        'Classification: internal',
+        `Reason:         ${APPROVAL_RATIONALE}`,
+        '',
+        `Review the request: ${link}`,
+        deadline,
+        '',
+      ].join('\n'),
+      html: [
+        '<!doctype html>',
+        '<html>',
+        '<body style="font-family: sans-serif; line-height: 1.4">',
+        '<p>invoice-bot asks for approval before it acts.</p>',
+        '<table cellpadding="4" cellspacing="0">',
+        '<tr><th align="left">Agent</th><td>invoice-bot</td></tr>',
+        '<tr><th align="left">Operation</th><td>write</td></tr>',
+        '<tr><th align="left">Integration</th><td>github</td></tr>',
+        '<tr><th align="left">Resource</th><td>repo/app</td></tr>',
+        '<tr><th align="left">Risk</th><td>medium</td></tr>',
+        '<tr><th align="left">Classification</th><td>internal</td></tr>',
+        `<tr><th align="left">Reason</th><td>${APPROVAL_RATIONALE}</td></tr>`,
+        '</table>',
+        `<p><a href="${link}">Review the request</a></p>`,
+        `<p>${deadline}</p>`,
+        '</body>',
+        '</html>',
+        '',
+      ].join('\n'),
+    };
+  }
+
+  it('mails each request once to all reviewers: subject, both bodies and the link', async () => {
+    const reviewers = [uniqueEmail('rita'), uniqueEmail('sam')];
+    const { tenant, requestApproval } = await tenantWithReviewers(true, reviewers);
+    const approvalId = await requestApproval();
+
+    const [mail] = await smtp.waitFor(reviewers[0]!, 1);
+    expect(mail).toMatchObject({
+      envelope: { from: 'governance@example.test', to: reviewers },
+      user: 'mailer',
+      answer: 'accepted',
+      ...(await expectedMessage(tenant, approvalId)),
+    });
+    expect(mail!.headers).toMatchObject({
+      from: 'Agent Governance <governance@example.test>',
+      to: reviewers.join(', '),
+      subject: 'Approval required: invoice-bot wants to write on github',
+    });
+    expect(mail!.headers['content-type']).toMatch(/^multipart\/alternative;/);
+
+    await emailsSettled(t, tenant.tenantId);
+    expect(smtp.to(reviewers[0]!)).toHaveLength(1);
+    expect(smtp.to(reviewers[1]!)).toHaveLength(1);
+  });
+
+  it('sends nothing while e-mail is switched off, and drops the effect', async () => {
+    const reviewer = uniqueEmail('off');
+    const { tenant, requestApproval } = await tenantWithReviewers(false, [reviewer]);
+    await requestApproval();
+    await requestApproval();
+
+    await emailsSettled(t, tenant.tenantId);
+    expect(smtp.to(reviewer)).toEqual([]);
+  });
+
+  it('retries a server that refuses with 451 on the webhook schedule, then delivers the same message', async () => {
+    const reviewer = uniqueEmail('retry');
+    smtp.answer(reviewer, [451, 'hold']);
+    const { tenant, requestApproval } = await tenantWithReviewers(true, [reviewer]);
+    const approvalId = await requestApproval();
+
+    // The second attempt is being made: the first failure is recorded on the effect.
+    await smtp.waitFor(reviewer, 2);
+    const [row] = await emailRowsOf(t, tenant.tenantId);
+    expect(row).toMatchObject({
+      payload: { approval_id: approvalId, failed_attempts: 1 },
+      lastError: 'the mail server answered 451 (EMESSAGE)',
+    });
+
+    smtp.release('accept');
+    await emailsSettled(t, tenant.tenantId);
+    const [refused, accepted] = smtp.to(reviewer);
+    const expected = await expectedMessage(tenant, approvalId);
+    expect(refused).toMatchObject({ answer: 451, ...expected });
+    expect(accepted).toMatchObject({ answer: 'accepted', ...expected });
+    expect(smtp.to(reviewer)).toHaveLength(2);
+  });
+
+  it('gives up after the last attempt with an error log that holds no credentials', async () => {
+    const reviewer = uniqueEmail('refused');
+    smtp.answer(reviewer, [451]);
+    const { tenant, requestApproval } = await tenantWithReviewers(true, [reviewer]);
+    const approvalId = await requestApproval();
+
+    await smtp.waitFor(reviewer, RETRY_DELAYS_MS.length + 1);
+    await emailsSettled(t, tenant.tenantId);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(smtp.to(reviewer).map((mail) => mail.answer)).toEqual([451, 451, 451, 451, 451]);
+
+    const givenUp = t.logs.map((line) => JSON.parse(line)).filter((line) => line.approvalId === approvalId);
+    expect(givenUp).toEqual([
+      expect.objectContaining({
+        level: 50,
+        msg: 'approval e-mail given up after its last attempt',
+        tenantId: tenant.tenantId,
+        approvalId,
+        attempts: 5,
+        error: 'the mail server answered 451 (EMESSAGE)',
+      }),
+    ]);
+    expect(t.logs.join('\n')).not.toContain(SMTP_PASSWORD);
+  });
+
+  it('never holds up evaluate or other e-mails while a mail server does not answer', async () => {
+    const reviewer = uniqueEmail('hung');
+    smtp.answer(reviewer, ['hold', 'accept']);
+    onTestFinished(() => smtp.release('accept'));
+    const { tenant, agent, requestApproval } = await tenantWithReviewers(true, [reviewer]);
+    await requestApproval();
+    const [hung] = await smtp.waitFor(reviewer, 1);
+
+    // Decided and answered while the first message still waits for the server's reply.
+    const second = await evaluation(t.app, tenant, action(agent.id));
+    expect(second).toMatchObject({ decision: 'approval_required', risk_classification: 'medium' });
+    const [, sent] = await smtp.waitFor(reviewer, 2);
+    expect(sent).toMatchObject(await expectedMessage(tenant, second.approval_request_id!));
+    expect(sent!.answer).toBe('accepted');
+    expect(hung!.answer).toBe('held');
+
+    smtp.release('accept');
+    await emailsSettled(t, tenant.tenantId);
+    expect(hung!.answer).toBe('accepted');
+  });
+});
+
+describe('approval e-mails without SMTP_URL', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ jobs: true, env: { DATABASE_URL: await ownDatabase(), OUTBOX_POLL_MS: '50' } });
+  });
+  afterAll(() => t.close());
+
+  it('sends nothing and says once that e-mail is not configured', async () => {
+    const { tenant, agent } = await approvalRequired(t.app);
+    const saved = await putSettings(t, tenant.admin, { email_enabled: true, reviewer_emails: [uniqueEmail('unsent')] });
+    expect(saved.statusCode, saved.body).toBe(200);
+    await evaluation(t.app, tenant, action(agent.id));
+    await evaluation(t.app, tenant, action(agent.id));
+
+    await emailsSettled(t, tenant.tenantId);
+    const warnings = t.logs.map((line) => JSON.parse(line)).filter((line) => line.level === 40);
+    expect(warnings.map((line) => line.msg)).toEqual(['e-mail is not configured (SMTP_URL unset)']);
+  });
+});

@@ -1,0 +1,46 @@
+import type { Principal } from '../access.js';
+import type { Deps } from '../deps.js';
+import { AppError } from '../errors.js';
+import type { CheckoutPlan, PaymentProvider } from './provider.js';
+import { tenantSubscription } from './status.js';
+
+/** The dashboard page people return to from the provider's hosted pages. */
+const billingPage = (deps: Deps) => `${deps.publicUrl}/settings/billing`;
+
+/**
+ * A hosted checkout for a subscription to `plan`. The session carries the tenant and the
+ * plan, also into the subscription it creates, so that the provider's events find the
+ * tenant again (see events.ts).
+ */
+export async function startCheckout(deps: Deps, principal: Principal, plan: CheckoutPlan): Promise<{ url: string }> {
+  const provider = configuredProvider(deps);
+  const priceId = deps.billing.prices[plan];
+  if (!priceId) throw new AppError('billing_not_configured', `The ${plan} plan has no price configured`);
+  const subscription = await tenantSubscription(deps, principal.tenantId);
+  // A second checkout would start a second subscription, billed alongside the first.
+  if (subscription.plan !== 'free') {
+    throw new AppError('conflict', `This tenant is on the ${subscription.plan} plan: change or cancel it in the billing portal`);
+  }
+  return provider.createCheckoutSession({
+    tenantId: principal.tenantId,
+    plan,
+    priceId,
+    customerId: subscription.providerCustomerId,
+    email: principal.kind === 'session' ? (principal.user?.email ?? null) : null,
+    successUrl: `${billingPage(deps)}?checkout=success`,
+    cancelUrl: `${billingPage(deps)}?checkout=canceled`,
+  });
+}
+
+/** The provider's customer portal (plan changes, payment methods, invoices, cancellation). */
+export async function openPortal(deps: Deps, principal: Principal): Promise<{ url: string }> {
+  const provider = configuredProvider(deps);
+  const { providerCustomerId } = await tenantSubscription(deps, principal.tenantId);
+  if (!providerCustomerId) throw new AppError('conflict', 'No billing account yet: start a checkout first');
+  return provider.createPortalSession({ customerId: providerCustomerId, returnUrl: billingPage(deps) });
+}
+
+function configuredProvider(deps: Deps): PaymentProvider {
+  if (!deps.billing.provider) throw new AppError('billing_not_configured', 'Payment provider not configured');
+  return deps.billing.provider;
+}

@@ -1,0 +1,16 @@
+import { eq } from 'drizzle-orm';
+import { subscriptions } from '@agov/db';
+import type { Principal } from '../access.js';
+import type { Deps } from '../deps.js';
+import { notFound } from '../errors.js';
+
+export type SubscriptionRow = typeof subscriptions.$inferSelect;
+
+/** The tenant's subscription; every tenant has one from signup on. */
+export async function tenantSubscription(deps: Deps, tenantId: string): Promise<SubscriptionRow> {
+  const [row] = await deps.database.db.select().from(subscriptions).where(eq(subscriptions.tenantId, tenantId));
+  if (!row) throw notFound('Subscription');
+  return row;
+}
+
+export const getSubscription = (deps: Deps, principal: Principal) => tenantSubscription(deps, principal.tenantId);

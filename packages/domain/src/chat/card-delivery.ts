@@ -1,0 +1,119 @@
+import { and, eq } from 'drizzle-orm';
+import { agents, approvalRequests, chatMessages, outbox } from '@agov/db';
+import type { Deps } from '../deps.js';
+import { completeEffect, postponeEffect, recordEffects, type DueEffect } from '../outbox.js';
+import { afterAttempt } from '../webhooks/retry.js';
+import { cardUpdatesFor } from './card-updates.js';
+import { approvalCard, decidedCard, linkOnlyApprovalCard, type CardApproval } from './cards.js';
+import { postToIncomingWebhook } from './incoming-webhook.js';
+import { loadChatIntegration, type ChatIntegration } from './settings.js';
+import { SlackCallError, type PostedMessage } from './slack-api.js';
+
+/**
+ * Posts the card of a new approval request (the `chat_card` effect): interactive in bot mode,
+ * keeping its channel and ts so a decision can update it; link-only through an incoming
+ * webhook. Only while the request is pending. A failure is retried on the webhook schedule;
+ * evaluate never waits for any of it.
+ */
+export async function postApprovalCard(deps: Deps, effect: DueEffect): Promise<void> {
+  const job = await cardJob(deps, effect);
+  if (!job) return;
+  const { approval, integration, attempts } = job;
+  const now = deps.clock.now();
+  if (!integration.enabled || approval.status !== 'pending' || approval.expiresAt <= now)
+    return completeEffect(deps.database.db, effect.id);
+
+  if (integration.mode === 'incoming_webhook') {
+    const error = await postToIncomingWebhook(deps, integration.settings.webhook_url, linkOnlyApprovalCard(approval, deps.publicUrl));
+    return error === null ? completeEffect(deps.database.db, effect.id) : failed(deps, effect, attempts, 'approval_card', error);
+  }
+  const { bot_token: token, channel_id: channel } = integration.settings;
+  let posted: PostedMessage;
+  try {
+    posted = await deps.chat.slack.postMessage(token, channel, approvalCard(approval, deps.publicUrl));
+  } catch (error) {
+    if (error instanceof SlackCallError) return failed(deps, effect, attempts, 'approval_card', error.message);
+    throw error;
+  }
+  await recordPostedCard(deps, effect, posted);
+}
+
+/** Replaces a posted card with the decision (the `chat_card_update` effect), retried like a post. */
+export async function updateApprovalCard(deps: Deps, effect: DueEffect): Promise<void> {
+  const job = await cardJob(deps, effect);
+  if (!job) return;
+  const { approval, integration, attempts, posted } = job;
+  if (!posted || integration.mode !== 'bot' || !integration.enabled || approval.status === 'pending') {
+    return completeEffect(deps.database.db, effect.id);
+  }
+  try {
+    await deps.chat.slack.updateMessage(integration.settings.bot_token, posted, decidedCard(approval, deps.publicUrl));
+  } catch (error) {
+    if (error instanceof SlackCallError) return failed(deps, effect, attempts, 'card_update', error.message);
+    throw error;
+  }
+  await completeEffect(deps.database.db, effect.id);
+}
+
+interface CardJob {
+  approval: CardApproval;
+  integration: ChatIntegration;
+  posted: PostedMessage | null;
+  /** Claims of the outbox row so far, this one included. */
+  attempts: number;
+}
+
+/** What a card job needs; null (and the row retired) when there is nothing left to do. */
+async function cardJob(deps: Deps, effect: DueEffect): Promise<CardJob | null> {
+  const { approval_id: approvalId } = effect.payload as { approval_id: string };
+  const db = deps.database.db;
+  const [row] = await db.select({ attempts: outbox.attempts }).from(outbox).where(eq(outbox.id, effect.id));
+  // Finished by an earlier run of this same job.
+  if (!row) return null;
+  const [found] = await db
+    .select({ approval: approvalRequests, agentName: agents.name, posted: { channel: chatMessages.channel, ts: chatMessages.ts } })
+    .from(approvalRequests)
+    .innerJoin(agents, and(eq(agents.id, approvalRequests.agentId), eq(agents.tenantId, approvalRequests.tenantId)))
+    .leftJoin(chatMessages, eq(chatMessages.approvalId, approvalRequests.id))
+    .where(and(eq(approvalRequests.id, approvalId), eq(approvalRequests.tenantId, effect.tenantId)));
+  const integration = await loadChatIntegration(db, effect.tenantId);
+  if (!found || !integration) {
+    await completeEffect(db, effect.id);
+    return null;
+  }
+  return { approval: { ...found.approval, agentName: found.agentName }, integration, posted: found.posted, attempts: row.attempts };
+}
+
+/**
+ * Keeps the card's place and retires the effect. A decision committed while the card was
+ * being posted found no card to update: the request is read `FOR SHARE` after the card is
+ * stored, which waits for such a decision, and if it is no longer pending the update is
+ * recorded here instead.
+ */
+async function recordPostedCard(deps: Deps, effect: DueEffect, posted: PostedMessage): Promise<void> {
+  const { approval_id: approvalId } = effect.payload as { approval_id: string };
+  await deps.database.db.transaction(async (tx) => {
+    await tx
+      .insert(chatMessages)
+      .values({ approvalId, tenantId: effect.tenantId, channel: posted.channel, ts: posted.ts, createdAt: deps.clock.now() })
+      .onConflictDoNothing();
+    const [current] = await tx
+      .select({ status: approvalRequests.status })
+      .from(approvalRequests)
+      .where(eq(approvalRequests.id, approvalId))
+      .for('share');
+    if (current && current.status !== 'pending') {
+      await recordEffects(tx, effect.tenantId, await cardUpdatesFor(tx, approvalId), deps.clock.now());
+    }
+    await completeEffect(tx, effect.id);
+  });
+}
+
+/** A failed send: due again on the webhook retry schedule, or given up after the last attempt. */
+async function failed(deps: Deps, effect: DueEffect, attempts: number, what: string, error: string): Promise<void> {
+  const next = afterAttempt(Math.max(attempts - 1, 0), false, deps.webhooks.retryDelaysMs, deps.clock.now());
+  if (next.nextRetryAt) await postponeEffect(deps.database.db, effect.id, next.nextRetryAt, error);
+  else await completeEffect(deps.database.db, effect.id);
+  const { approval_id: approvalId } = effect.payload as { approval_id: string };
+  deps.chat.reportFailure({ tenantId: effect.tenantId, approvalId, what, error, retryAt: next.nextRetryAt });
+}

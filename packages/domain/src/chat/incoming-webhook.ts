@@ -1,0 +1,25 @@
+import type { Deps } from '../deps.js';
+import { AppError } from '../errors.js';
+import { assertWebhookTarget } from '../webhooks/targets.js';
+import type { SlackMessage } from './slack-api.js';
+
+/**
+ * Posts a message to a Slack incoming webhook through the webhook transport, so the same
+ * target rules hold (checked again now, and on the address actually dialled). Returns why it
+ * failed, or null when Slack took it. The URL is a secret and never appears in the reason.
+ */
+export async function postToIncomingWebhook(deps: Deps, url: string, message: SlackMessage): Promise<string | null> {
+  try {
+    await assertWebhookTarget(url, deps.mode, 'webhook_url');
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'validation_error') return error.message;
+    throw error;
+  }
+  const result = await deps.webhooks.transport.post({
+    url,
+    body: JSON.stringify(message),
+    headers: { 'content-type': 'application/json' },
+    timeoutMs: deps.webhooks.timeoutMs,
+  });
+  return result.ok ? null : `incoming webhook: ${result.error ?? 'not delivered'}`;
+}

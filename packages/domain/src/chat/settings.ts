@@ -1,0 +1,115 @@
+import { eq } from 'drizzle-orm';
+import { chatIntegrations, type Executor } from '@agov/db';
+import type { Principal } from '../access.js';
+import type { Deps } from '../deps.js';
+import { AppError } from '../errors.js';
+import { assertWebhookTarget } from '../webhooks/targets.js';
+
+export const CHAT_MODES = chatIntegrations.mode.enumValues;
+export type ChatMode = (typeof CHAT_MODES)[number];
+
+/** Each mode's settings; the first ones listed are secrets, never returned once saved. */
+const MODE_FIELDS = {
+  incoming_webhook: ['webhook_url'],
+  bot: ['app_secret', 'bot_token', 'app_id', 'team_id', 'channel_id'],
+} as const satisfies Record<ChatMode, readonly string[]>;
+const SECRETS = new Set<string>(['webhook_url', 'app_secret', 'bot_token']);
+
+export type ChatSettingField = (typeof MODE_FIELDS)[ChatMode][number];
+
+export interface IncomingWebhookSettings {
+  webhook_url: string;
+}
+export interface BotSettings {
+  app_id: string;
+  /** Slack's signing secret: the key of the callback's signature. */
+  app_secret: string;
+  bot_token: string;
+  team_id: string;
+  channel_id: string;
+}
+
+/** A tenant's stored integration, secrets included: for the service's own use only. */
+export type ChatIntegration = { tenantId: string; enabled: boolean; updatedAt: Date } & (
+  | { mode: 'incoming_webhook'; settings: IncomingWebhookSettings }
+  | { mode: 'bot'; settings: BotSettings }
+);
+
+/** A PUT body: the mode, the switch, and that mode's settings (stored secrets may be left out). */
+export type ChatSettingsInput = { mode: ChatMode; enabled: boolean } & Partial<Record<ChatSettingField, string>>;
+
+export async function loadChatIntegration(executor: Executor, tenantId: string): Promise<ChatIntegration | null> {
+  const [row] = await executor.select().from(chatIntegrations).where(eq(chatIntegrations.tenantId, tenantId));
+  return row ? integrationOf(row) : null;
+}
+
+/** The column holds exactly its mode's settings: `putChatSettings` is the only writer. */
+const integrationOf = (row: typeof chatIntegrations.$inferSelect) => row as unknown as ChatIntegration;
+
+export async function getChatSettings(deps: Deps, principal: Principal): Promise<ChatIntegration | null> {
+  return loadChatIntegration(deps.database.db, principal.tenantId);
+}
+
+/**
+ * Replaces the tenant's chat settings. A secret may be left out to keep the stored one, but
+ * only while the mode stays the same; settings of the other mode are refused, not ignored.
+ * An incoming-webhook URL must pass the webhook target rules, as webhook endpoints do.
+ */
+export async function putChatSettings(deps: Deps, principal: Principal, input: ChatSettingsInput): Promise<ChatIntegration> {
+  const stored = await loadChatIntegration(deps.database.db, principal.tenantId);
+  const kept: Record<string, string> = stored?.mode === input.mode ? { ...stored.settings } : {};
+  const settings = settingsOf(input, kept);
+  if (input.mode === 'incoming_webhook' && input.webhook_url !== undefined) {
+    await assertWebhookTarget(input.webhook_url, deps.mode, 'webhook_url');
+  }
+  const now = deps.clock.now();
+  const values = { mode: input.mode, enabled: input.enabled, settings, updatedAt: now };
+  const [row] = await deps.database.db
+    .insert(chatIntegrations)
+    .values({ tenantId: principal.tenantId, ...values })
+    .onConflictDoUpdate({ target: chatIntegrations.tenantId, set: values })
+    .returning();
+  return integrationOf(row!);
+}
+
+/** The settings to store: the given ones, and stored secrets for those left out. */
+function settingsOf(input: ChatSettingsInput, kept: Record<string, string>): Record<string, string> {
+  const fields: readonly string[] = MODE_FIELDS[input.mode];
+  const given = input as Record<string, unknown>;
+  const problems: { field: string; message: string }[] = [];
+  for (const field of Object.values(MODE_FIELDS).flat()) {
+    if (given[field] !== undefined && !fields.includes(field)) problems.push({ field, message: `is not a setting of ${input.mode} mode` });
+  }
+  const settings: Record<string, string> = {};
+  for (const field of fields) {
+    const value = (given[field] as string | undefined) ?? (SECRETS.has(field) ? kept[field] : undefined);
+    if (value === undefined) problems.push({ field, message: `is required in ${input.mode} mode` });
+    else settings[field] = value;
+  }
+  if (problems.length > 0) {
+    throw new AppError('validation_error', `Invalid chat settings: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}`, {
+      fields: problems,
+    });
+  }
+  return settings;
+}
+
+/** The settings as the API shows them: never a secret, only whether one is stored. */
+export function presentChatSettings(integration: ChatIntegration | null) {
+  if (!integration) return { mode: null, enabled: false as const };
+  const updated_at = integration.updatedAt.toISOString();
+  if (integration.mode === 'incoming_webhook') {
+    return { mode: integration.mode, enabled: integration.enabled, has_webhook_url: true, updated_at };
+  }
+  const { app_id, team_id, channel_id } = integration.settings;
+  return {
+    mode: integration.mode,
+    enabled: integration.enabled,
+    app_id,
+    team_id,
+    channel_id,
+    has_app_secret: true,
+    has_bot_token: true,
+    updated_at,
+  };
+}

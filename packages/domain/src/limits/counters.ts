@@ -1,0 +1,18 @@
+import type { LoginVerdict } from './login-attempts.js';
+import type { WindowQuery, WindowVerdict } from './sliding-window.js';
+
+/**
+ * Where rate-limit counters live: Redis, shared by every API process, or this process's
+ * memory (embedded mode, and the fallback while Redis is unreachable). Every operation is
+ * atomic per key and takes the instant from its caller, so that a test clock rules in both.
+ */
+export interface RateCounters {
+  /** Judges one request against `key`'s sliding window; an admitted request is counted unless `counted` is false. */
+  hit(key: string, query: WindowQuery, counted: boolean): Promise<WindowVerdict>;
+  /** Admits one sign-in attempt on `key` unless earlier failures hold it back; an admitted attempt counts as a failure until forgotten. */
+  attemptLogin(key: string, nowMs: number): Promise<LoginVerdict>;
+  /** Forgets `key`'s failed sign-in attempts (after a successful one). */
+  forgetLogin(key: string): Promise<void>;
+  /** True while counters that should be shared are kept in this process only. */
+  readonly degraded: boolean;
+}

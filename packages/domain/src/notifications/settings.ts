@@ -1,0 +1,66 @@
+import { eq } from 'drizzle-orm';
+import { notificationSettings, type Executor } from '@agov/db';
+import type { Principal } from '../access.js';
+import type { Deps } from '../deps.js';
+import { AppError } from '../errors.js';
+
+/** Whether approval e-mails go out, and to whom. */
+export interface NotificationSettings {
+  emailEnabled: boolean;
+  reviewerEmails: string[];
+}
+
+export interface NotificationSettingsInput {
+  email_enabled: boolean;
+  reviewer_emails: string[];
+}
+
+/** What a tenant that never saved its settings has: e-mail off, nobody listed. */
+const NEVER_SAVED: NotificationSettings = { emailEnabled: false, reviewerEmails: [] };
+
+export async function getNotificationSettings(deps: Deps, principal: Principal): Promise<NotificationSettings> {
+  return notificationSettingsOf(deps.database.db, principal.tenantId);
+}
+
+/** The tenant's settings as stored now, or the defaults. */
+export async function notificationSettingsOf(executor: Executor, tenantId: string): Promise<NotificationSettings> {
+  const [row] = await executor
+    .select({ emailEnabled: notificationSettings.emailEnabled, reviewerEmails: notificationSettings.reviewerEmails })
+    .from(notificationSettings)
+    .where(eq(notificationSettings.tenantId, tenantId));
+  return row ?? NEVER_SAVED;
+}
+
+/**
+ * Replaces both settings. An address listed twice, in any letter case, is kept once as first
+ * written. Switching e-mail on with nobody to send it to is refused: it would look enabled
+ * and send nothing.
+ */
+export async function saveNotificationSettings(
+  deps: Deps,
+  principal: Principal,
+  input: NotificationSettingsInput,
+): Promise<NotificationSettings> {
+  const reviewerEmails = withoutDuplicates(input.reviewer_emails);
+  if (input.email_enabled && reviewerEmails.length === 0) {
+    const message = 'must list at least one address when email_enabled is true';
+    throw new AppError('validation_error', `Invalid body: reviewer_emails ${message}`, { fields: [{ field: 'reviewer_emails', message }] });
+  }
+  const saved = { emailEnabled: input.email_enabled, reviewerEmails, updatedAt: deps.clock.now() };
+  const [row] = await deps.database.db
+    .insert(notificationSettings)
+    .values({ tenantId: principal.tenantId, ...saved })
+    .onConflictDoUpdate({ target: notificationSettings.tenantId, set: saved })
+    .returning({ emailEnabled: notificationSettings.emailEnabled, reviewerEmails: notificationSettings.reviewerEmails });
+  return row!;
+}
+
+function withoutDuplicates(addresses: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return addresses.filter((address) => {
+    const key = address.toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

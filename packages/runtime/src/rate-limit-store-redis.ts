@@ -1,0 +1,182 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import {
+  FREE_ATTEMPTS,
+  judge,
+  LOGIN_DELAYS_MS,
+  LOGIN_QUIET_MS,
+  windowIndex,
+  type LoginVerdict,
+  type RateCounters,
+  type WindowQuery,
+  type WindowVerdict,
+} from '@agov/domain';
+import { MemoryCounters } from './rate-limit-store-memory.js';
+
+/**
+ * One request's sliding-window check, atomic and in one round trip. Mirrors `admits` in
+ * packages/domain/src/limits/sliding-window.ts: integer products only, so both agree exactly.
+ * KEYS: the previous and the current fixed window's count. ARGV: limit, ms elapsed in the
+ * current window, window ms, 1 to count an admitted request (0 only looks).
+ * Returns {admitted 1|0, previous, current before this request}.
+ */
+const SLIDING_WINDOW = `
+local counts = redis.call('MGET', KEYS[1], KEYS[2])
+local previous, current = tonumber(counts[1] or '0'), tonumber(counts[2] or '0')
+local limit, elapsed, window = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local admitted = previous * (window - elapsed) + (current + 1) * window <= limit * window
+if admitted and ARGV[4] == '1' then
+  redis.call('INCR', KEYS[2])
+  redis.call('PEXPIRE', KEYS[2], 2 * window)
+end
+return { admitted and 1 or 0, previous, current }
+`;
+
+/**
+ * One sign-in attempt on an account, atomic. Mirrors `attemptOn` in
+ * packages/domain/src/limits/login-throttle.ts; the delays come as arguments, so the schedule
+ * lives in one place. KEYS: the account's record (hash of failures, last, expires). ARGV: now
+ * ms, quiet ms, free attempts, then the delay after 0, 1, 2 … failures.
+ * Returns {admitted 1|0, when the next attempt is admitted}.
+ */
+const LOGIN_ATTEMPT = `
+local now = tonumber(ARGV[1])
+local record = redis.call('HMGET', KEYS[1], 'failures', 'last', 'expires')
+local failures, last = 0, 0
+if record[3] and now < tonumber(record[3]) then
+  failures, last = tonumber(record[1]), tonumber(record[2])
+end
+local function delay(n) return tonumber(ARGV[4 + math.min(n, #ARGV - 4)]) end
+if failures >= tonumber(ARGV[3]) and now < last + delay(failures) then
+  return { 0, last + delay(failures) }
+end
+failures = failures + 1
+local expires = now + delay(failures) + tonumber(ARGV[2])
+redis.call('HSET', KEYS[1], 'failures', failures, 'last', now, 'expires', expires)
+redis.call('PEXPIRE', KEYS[1], expires - now)
+return { 1, now }
+`;
+
+interface Scripts {
+  agovSlidingWindow(...args: (string | number)[]): Promise<[number, number, number]>;
+  agovLoginAttempt(...args: (string | number)[]): Promise<[number, number]>;
+}
+
+/** After a failed call, how long to count in memory before asking Redis again (a hung server costs every request its timeout). */
+const PAUSE_AFTER_FAILURE_MS = 1_000;
+
+/**
+ * Counters in Redis, shared by every API process. When Redis cannot answer, each process
+ * counts in its own memory instead (limits still hold per process) and says so once; it
+ * never turns a request away because Redis is down. Offline commands fail at once and calls
+ * time out quickly, so a dead Redis costs no latency.
+ */
+export class RedisCounters implements RateCounters {
+  private readonly local = new MemoryCounters();
+  private readonly redis: Redis & Scripts;
+  private fallenBack = false;
+  private pausedUntilMs = 0;
+
+  private constructor(
+    redisUrl: string,
+    private readonly prefix: string,
+    private readonly logger: Logger,
+  ) {
+    const redis = new Redis(redisUrl, { enableOfflineQueue: false, connectTimeout: 1_000, commandTimeout: 500, maxRetriesPerRequest: 0 });
+    redis.defineCommand('agovSlidingWindow', { numberOfKeys: 2, lua: SLIDING_WINDOW });
+    redis.defineCommand('agovLoginAttempt', { numberOfKeys: 1, lua: LOGIN_ATTEMPT });
+    // Connection errors repeat while Redis is down; the fallback logs the outage once instead.
+    redis.on('error', () => {});
+    this.redis = redis as Redis & Scripts;
+  }
+
+  /** Connects, waiting at most the connect timeout: a Redis that is down at start-up leaves the counters in memory until it answers. */
+  static async connect(redisUrl: string, prefix: string, logger: Logger): Promise<RedisCounters> {
+    const counters = new RedisCounters(redisUrl, prefix, logger);
+    await new Promise<void>((resolve) => {
+      counters.redis.once('ready', resolve);
+      counters.redis.once('error', () => resolve());
+    });
+    return counters;
+  }
+
+  get degraded(): boolean {
+    return this.fallenBack;
+  }
+
+  hit(key: string, query: WindowQuery, counted: boolean): Promise<WindowVerdict> {
+    return this.shared(
+      async () => {
+        const index = windowIndex(query.nowMs, query.windowMs);
+        const [, previous, current] = await this.redis.agovSlidingWindow(
+          this.keyOf(`${key}:${index - 1}`),
+          this.keyOf(`${key}:${index}`),
+          query.limit,
+          query.nowMs - index * query.windowMs,
+          query.windowMs,
+          counted ? 1 : 0,
+        );
+        return judge({ previous, current }, query, counted);
+      },
+      () => this.local.hit(key, query, counted),
+    );
+  }
+
+  attemptLogin(key: string, nowMs: number): Promise<LoginVerdict> {
+    return this.shared(
+      async () => {
+        const [admitted, retryAtMs] = await this.redis.agovLoginAttempt(
+          this.keyOf(key),
+          nowMs,
+          LOGIN_QUIET_MS,
+          FREE_ATTEMPTS,
+          ...LOGIN_DELAYS_MS,
+        );
+        return { admitted: admitted === 1, retryAtMs };
+      },
+      () => this.local.attemptLogin(key, nowMs),
+    );
+  }
+
+  forgetLogin(key: string): Promise<void> {
+    return this.shared(
+      async () => {
+        await this.redis.del(this.keyOf(key));
+      },
+      () => this.local.forgetLogin(key),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+
+  private keyOf(key: string): string {
+    return `${this.prefix}:rl:${key}`;
+  }
+
+  private async shared<T>(inRedis: () => Promise<T>, inMemory: () => Promise<T>): Promise<T> {
+    if (this.redis.status !== 'ready' || Date.now() < this.pausedUntilMs) {
+      this.fallBack(null);
+      return inMemory();
+    }
+    try {
+      const result = await inRedis();
+      if (this.fallenBack) {
+        this.fallenBack = false;
+        this.logger.info('rate limits: Redis answers again; counting in Redis');
+      }
+      return result;
+    } catch (error) {
+      this.pausedUntilMs = Date.now() + PAUSE_AFTER_FAILURE_MS;
+      this.fallBack(error);
+      return inMemory();
+    }
+  }
+
+  private fallBack(error: unknown): void {
+    if (this.fallenBack) return;
+    this.fallenBack = true;
+    this.logger.warn(error ? { err: error } : {}, 'rate limits: Redis unreachable; counting in this process until it answers');
+  }
+}

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { judge, LOGIN_QUIET_MS, type RateCounters } from '@agov/domain';
+import { MemoryCounters } from './rate-limit-store-memory.js';
+import { RedisCounters } from './rate-limit-store-redis.js';
+
+/*
+ * The same cases against both stores: the memory store is the pure arithmetic with
+ * bookkeeping, and the Redis store's scripts must agree with it exactly, on a real Redis.
+ */
+const REDIS_URL = 'redis://127.0.0.1:6379';
+const prefix = `agov-test-${randomUUID()}`;
+const W = 60_000;
+const at = (elapsed: number) => 5_000 * W + elapsed;
+
+let redis: RedisCounters;
+let admin: Redis;
+beforeAll(async () => {
+  redis = await RedisCounters.connect(REDIS_URL, prefix, pino({ level: 'silent' }));
+  admin = new Redis(REDIS_URL);
+});
+afterAll(async () => {
+  const keys = await admin.keys(`${prefix}:*`);
+  if (keys.length > 0) await admin.del(...keys);
+  await admin.quit();
+  await redis.close();
+});
+
+const stores: [string, () => RateCounters][] = [
+  ['memory', () => new MemoryCounters()],
+  ['Redis', () => redis],
+];
+
+describe.each(stores)('%s counters', (_name, store) => {
+  it('count a sliding window: the boundary, refusals not counted, the carried weight, looking without counting', async () => {
+    const counters = store();
+    const key = `window:${randomUUID()}`;
+    const hit = (nowMs: number, counted = true) => counters.hit(key, { limit: 3, windowMs: W, nowMs }, counted);
+
+    expect(await hit(at(30_000), false)).toEqual({ allowed: true, remaining: 3, resetAtMs: at(30_000), retryAtMs: at(30_000) });
+    for (const remaining of [2, 1, 0]) {
+      expect(await hit(at(30_000))).toEqual({ allowed: true, remaining, resetAtMs: at(2 * W), retryAtMs: at(30_000) });
+    }
+    const refused = { allowed: false, remaining: 0, resetAtMs: at(2 * W), retryAtMs: at(W + 20_000) };
+    expect(await hit(at(30_001))).toEqual(refused);
+    expect(await hit(at(59_999))).toEqual(refused);
+    // Into the next window only the fading count is left: it is all forgotten when this window ends.
+    expect(await hit(at(W + 19_999))).toEqual(refused);
+    expect(await hit(at(W + 20_000))).toEqual({ allowed: true, remaining: 0, resetAtMs: at(3 * W), retryAtMs: at(W + 20_000) });
+    expect(await hit(at(W + 20_000), false)).toMatchObject({ allowed: false, remaining: 0 });
+    expect(await hit(at(3 * W))).toEqual({ allowed: true, remaining: 2, resetAtMs: at(5 * W), retryAtMs: at(3 * W) });
+  });
+
+  it('let sign-in attempts through until five, then hold the account back for 2 s, 4 s …, and forget on request', async () => {
+    const counters = store();
+    const key = `login:${randomUUID()}`;
+    for (let i = 0; i < 5; i += 1) expect(await counters.attemptLogin(key, at(0))).toEqual({ admitted: true, retryAtMs: at(0) });
+    expect(await counters.attemptLogin(key, at(1_999))).toEqual({ admitted: false, retryAtMs: at(2_000) });
+    expect(await counters.attemptLogin(key, at(2_000))).toEqual({ admitted: true, retryAtMs: at(2_000) });
+    expect(await counters.attemptLogin(key, at(2_000))).toEqual({ admitted: false, retryAtMs: at(6_000) });
+    // Forgotten after its delay and the quiet time.
+    expect(await counters.attemptLogin(key, at(6_000 + LOGIN_QUIET_MS))).toEqual({ admitted: true, retryAtMs: at(6_000 + LOGIN_QUIET_MS) });
+
+    const other = `login:${randomUUID()}`;
+    for (let i = 0; i < 5; i += 1) await counters.attemptLogin(other, at(0));
+    await counters.forgetLogin(other);
+    expect(await counters.attemptLogin(other, at(0))).toEqual({ admitted: true, retryAtMs: at(0) });
+  });
+});
+
+describe('the Redis sliding-window script', () => {
+  it('decides exactly as the arithmetic does, for any counts, limit and instant', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 1_000 }),
+        fc.integer({ min: 0, max: 1_500 }),
+        fc.integer({ min: 0, max: 1_000 }),
+        fc.integer({ min: 0, max: W - 1 }),
+        fc.boolean(),
+        async (limit, previous, current, elapsed, counted) => {
+          const key = `seeded:${randomUUID()}`;
+          await admin.set(`${prefix}:rl:${key}:4999`, previous);
+          await admin.set(`${prefix}:rl:${key}:5000`, current);
+          const query = { limit, windowMs: W, nowMs: at(elapsed) };
+          const expected = judge({ previous, current }, query, counted);
+          expect(await redis.hit(key, query, counted)).toEqual(expected);
+          expect(Number(await admin.get(`${prefix}:rl:${key}:5000`))).toBe(current + (expected.allowed && counted ? 1 : 0));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
