@@ -202,7 +202,7 @@ describe("another tenant's resources", () => {
     const key = await keyWithScopes(t.app, other, ['agents:read']);
     theirKey = { apiKey: key.apiKey };
     const hook = await api.post(other.admin, '/api/v1/webhooks', {
-      url: 'https://hooks.example.com/theirs',
+      url: 'https://93.184.215.14/theirs',
       events: ['approval.requested'],
     });
     Object.assign(theirs, {

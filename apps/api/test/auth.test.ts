@@ -43,9 +43,8 @@ describe('POST /api/v1/auth/signup', () => {
     expect(api_key.key_prefix).toBe(api_key.prefix);
 
     const cookie = response.cookies.find((c) => c.name === 'agov_session');
-    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
-    // Secure only in production, where the service sits behind TLS.
-    expect(cookie?.secure).toBeUndefined();
+    // Secure: the suite runs in production, where the service sits behind TLS.
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/', secure: true });
   });
 
   it('refuses a second account with the same e-mail, whatever its case', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './harness.js';
+import { ConfigError, loadConfig } from '@agov/config';
+import { createTestApp, PASSWORD, type TestApp, uniqueEmail } from './harness.js';
 
 const bypass = { 'x-dev-bypass': 'true' };
 
@@ -19,12 +20,24 @@ describe('X-Dev-Bypass in development', () => {
     const again = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bypass });
     expect(again.json().data.tenant.id).toBe(first.json().data.tenant.id);
   });
+
+  it('sets the session cookie without Secure, for plain http on the local host', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/signup',
+      payload: { organization_name: 'Local', name: 'Dev', email: uniqueEmail('dev'), password: PASSWORD },
+    });
+    expect(response.statusCode).toBe(201);
+    const cookie = response.cookies.find((c) => c.name === 'agov_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
+    expect(cookie?.secure).toBeUndefined();
+  });
 });
 
-describe.each(['production', 'test'])('X-Dev-Bypass when NODE_ENV is %s', (mode) => {
+describe('X-Dev-Bypass in production', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ env: { NODE_ENV: mode } });
+    t = await createTestApp({ env: { NODE_ENV: 'production' } });
   });
   afterAll(() => t.close());
 
@@ -32,5 +45,17 @@ describe.each(['production', 'test'])('X-Dev-Bypass when NODE_ENV is %s', (mode)
     const response = await t.app.inject({ method: 'GET', url: '/api/v1/api-keys', headers: bypass });
     expect(response.statusCode).toBe(401);
     expect(response.json().error).toBe('unauthorized');
+  });
+});
+
+describe('NODE_ENV', () => {
+  it('is production when unset', () => {
+    expect(loadConfig({}).mode).toBe('production');
+  });
+
+  it.each(['test', 'staging', 'Production'])('refuses %s, a mode there is not', (mode) => {
+    expect(() => loadConfig({ NODE_ENV: mode })).toThrow(
+      new ConfigError('NODE_ENV', `must be one of production, development (got "${mode}")`),
+    );
   });
 });

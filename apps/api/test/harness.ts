@@ -53,7 +53,8 @@ export interface TestAppOptions {
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config: Config = loadConfig({
-    NODE_ENV: 'test',
+    // As deployed: tests that need development's features (the bypass, plain-http local webhooks) say so.
+    NODE_ENV: 'production',
     DATABASE_URL: inject('databaseUrl'),
     MIGRATE_ON_START: 'false',
     LOG_LEVEL: 'info',

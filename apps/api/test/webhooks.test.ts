@@ -17,7 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const HOOK_URL = 'https://hooks.example.com/agov';
+// Production resolves a host name at create; a public address literal needs no DNS.
+const HOOK_URL = 'https://93.184.215.14/agov';
 const ENDPOINT_FIELDS = ['created_at', 'description', 'events', 'id', 'is_active', 'url'];
 
 async function createEndpoint(app: TestApp['app'], credential: Credential, payload: Record<string, unknown> = {}) {
@@ -109,9 +110,9 @@ describe('webhook endpoints', () => {
     expect(stored!.updatedAt.getTime() - Date.parse(created.created_at as string)).toBeGreaterThanOrEqual(5_000);
     expect(stored!.secret).toBe(secret);
 
-    const url = await api.patch(tenant.admin, `/api/v1/webhooks/${created.id}`, { url: 'https://other.example.com/in' });
+    const url = await api.patch(tenant.admin, `/api/v1/webhooks/${created.id}`, { url: 'https://93.184.215.15/in' });
     expect(url.json().data).toMatchObject({
-      url: 'https://other.example.com/in',
+      url: 'https://93.184.215.15/in',
       is_active: false,
       events: ['agent.suspended', 'agent.revoked'],
     });

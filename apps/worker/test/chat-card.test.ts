@@ -22,7 +22,7 @@ let worker: Started;
 beforeAll(async () => {
   slack = await startFakeSlack();
   const env = {
-    NODE_ENV: 'test',
+    NODE_ENV: 'production',
     DATABASE_URL: await ownDatabase(),
     REDIS_URL: SHARED_REDIS,
     QUEUE_PREFIX: prefix,

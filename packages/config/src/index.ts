@@ -2,7 +2,7 @@
  * Configuration is read from the environment exactly once, validated, and frozen.
  * Nothing else in the project reads `process.env`.
  */
-export type Mode = 'production' | 'development' | 'test';
+export type Mode = 'production' | 'development';
 
 export interface Config {
   readonly mode: Mode;
@@ -91,7 +91,7 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 export function loadConfig(env: Env = process.env): Config {
-  const mode = oneOf(env, 'NODE_ENV', ['production', 'development', 'test'], 'production');
+  const mode = oneOf(env, 'NODE_ENV', ['production', 'development'], 'production');
   return Object.freeze({
     mode,
     host: text(env, 'HOST', '127.0.0.1'),

@@ -52,7 +52,7 @@ const outbound = (url: string, timeoutMs = 5_000) => ({ url, body, headers, time
 describe('webhook transport', () => {
   it('POSTs the body with the given headers and reports a 2xx as delivered', async () => {
     const target = await receiver((_request, response) => response.writeHead(204).end());
-    const result = await createWebhookTransport('test').post(outbound(target.url));
+    const result = await createWebhookTransport('development').post(outbound(target.url));
 
     expect(result).toEqual({ ok: true, httpStatus: 204, durationMs: expect.any(Number), error: null });
     expect(Number.isInteger(result.durationMs)).toBe(true);
@@ -64,14 +64,14 @@ describe('webhook transport', () => {
 
   it('reports a non-2xx status without quoting the answer', async () => {
     const target = await receiver((_request, response) => response.writeHead(500).end('stack trace with internals'));
-    const result = await createWebhookTransport('test').post(outbound(target.url));
+    const result = await createWebhookTransport('development').post(outbound(target.url));
     expect(result).toEqual({ ok: false, httpStatus: 500, durationMs: expect.any(Number), error: 'HTTP 500' });
   });
 
   it('does not follow a redirect', async () => {
     const elsewhere = await receiver((_request, response) => response.writeHead(200).end());
     const target = await receiver((_request, response) => response.writeHead(302, { location: elsewhere.url }).end());
-    const result = await createWebhookTransport('test').post(outbound(target.url));
+    const result = await createWebhookTransport('development').post(outbound(target.url));
 
     expect(result).toEqual({ ok: false, httpStatus: 302, durationMs: expect.any(Number), error: 'redirect (HTTP 302) not followed' });
     expect(elsewhere.connections).toHaveLength(0);
@@ -80,7 +80,7 @@ describe('webhook transport', () => {
   it('gives up on a receiver that never answers once the time limit passes', async () => {
     const target = await receiver(() => {});
     const started = Date.now();
-    const result = await createWebhookTransport('test').post(outbound(target.url, 300));
+    const result = await createWebhookTransport('development').post(outbound(target.url, 300));
 
     expect(result).toEqual({ ok: false, httpStatus: null, durationMs: expect.any(Number), error: 'timed out after 300 ms' });
     expect(result.durationMs).toBeGreaterThanOrEqual(299);
@@ -93,7 +93,7 @@ describe('webhook transport', () => {
       response.write('only the first bytes');
     });
     const started = Date.now();
-    const result = await createWebhookTransport('test').post(outbound(target.url, 300));
+    const result = await createWebhookTransport('development').post(outbound(target.url, 300));
 
     expect(result).toEqual({ ok: false, httpStatus: null, durationMs: expect.any(Number), error: 'timed out after 300 ms' });
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -113,7 +113,7 @@ describe('webhook transport', () => {
       pump();
     });
     const started = Date.now();
-    const result = await createWebhookTransport('test').post(outbound(target.url, 10_000));
+    const result = await createWebhookTransport('development').post(outbound(target.url, 10_000));
 
     expect(result).toEqual({ ok: true, httpStatus: 200, durationMs: expect.any(Number), error: null });
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -125,13 +125,13 @@ describe('webhook transport', () => {
     const server = servers.pop()!;
     server.close();
     await once(server, 'close');
-    const result = await createWebhookTransport('test').post(outbound(target.url));
+    const result = await createWebhookTransport('development').post(outbound(target.url));
     expect(result).toEqual({ ok: false, httpStatus: null, durationMs: expect.any(Number), error: 'connection failed (ECONNREFUSED)' });
   });
 
   it('keeps working for later sends on the same transport', async () => {
     const target = await receiver((_request, response) => response.writeHead(200).end('ok'));
-    const transport = createWebhookTransport('test');
+    const transport = createWebhookTransport('development');
     for (let attempt = 0; attempt < 3; attempt += 1) {
       expect((await transport.post(outbound(target.url))).ok).toBe(true);
     }
