@@ -19,9 +19,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
-import { Redis } from 'ioredis';
 import postgres from 'postgres';
-import { freePort } from '../test/processes.js';
+import { dropRedisPrefixes, freePort } from '../test/processes.js';
 import { startReceiver } from '../test/receiver.js';
 import { build, call, freshDatabase, signUp, startService, startWorker } from './support.js';
 
@@ -105,17 +104,17 @@ async function main() {
     await service.stop();
     await receiver.close();
     await database.drop();
-    await dropQueues(env.QUEUE_PREFIX);
+    await dropRedisPrefixes(redisUrl, [env.QUEUE_PREFIX]);
   }
 }
 
 /**
- * What the limiter's Redis round trip costs evaluate. The same API, one process at a time on
- * one database: first with its counters in Redis (one script call per request), then with
- * REDIS_URL on a port where nothing listens, so it counts in its own memory, as it does when
- * Redis is down. The limiter cannot be switched off, so the second run is the baseline: all it
- * keeps of the limiter is a map update in memory. Neither API runs jobs (with REDIS_URL set,
- * a worker would), so the outbox only fills.
+ * What the limiter's Redis round trip costs evaluate. Two APIs on one database, driven in
+ * turns: one with its counters in Redis (one script call per request), one with REDIS_URL on
+ * a port where nothing listens, so it counts in its own memory, as it does when Redis is down.
+ * The limiter cannot be switched off, so the second is the baseline: all it keeps of the
+ * limiter is a map update in memory. Neither API runs jobs (with REDIS_URL set, a worker
+ * would), so the outbox only fills.
  */
 async function compareRateLimiter() {
   const database = await freshDatabase();
@@ -166,15 +165,8 @@ async function compareRateLimiter() {
   } finally {
     for (const service of services) await service.stop();
     await database.drop();
-    await dropQueues(prefix);
+    await dropRedisPrefixes(redisUrl, [prefix]);
   }
-}
-/** The run's queues leave the shared Redis with it. */
-async function dropQueues(prefix: string) {
-  const redis = new Redis(redisUrl);
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
 }
 
 /** One scenario under load; throws on any non-2xx or a sampled body with the wrong decision. */

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Redis } from 'ioredis';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -111,4 +112,17 @@ export function startRedis(port: number): Promise<Started> {
     {},
     /Ready to accept connections/,
   );
+}
+
+/** Removes every key under these prefixes from a shared Redis: a run's queues and counters leave with it. */
+export async function dropRedisPrefixes(redisUrl: string, prefixes: readonly string[]): Promise<void> {
+  const redis = new Redis(redisUrl);
+  try {
+    for (const prefix of prefixes) {
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+    }
+  } finally {
+    await redis.quit();
+  }
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { freePort, startRedis, type Started } from '../../../test/processes.js';
+import { dropRedisPrefixes, freePort, startRedis, type Started } from '../../../test/processes.js';
 import { createTestApp, request, signupTenant, TestClock, type Tenant, type TestApp } from './harness.js';
 import { expectLimitHeaders, expectRateLimited, stopInWindow, WINDOW_MS } from './rate-limit-support.js';
 
@@ -23,12 +22,7 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await server.stop('SIGKILL');
 });
 afterAll(async () => {
-  const redis = new Redis(SHARED_REDIS);
-  for (const prefix of prefixes) {
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-  }
-  await redis.quit();
+  await dropRedisPrefixes(SHARED_REDIS, prefixes);
 });
 
 async function instance(redisUrl: string, prefix: string) {

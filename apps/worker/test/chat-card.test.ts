@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatMessages } from '@agov/db';
-import { startWorker, type Started } from '../../../test/processes.js';
+import { dropRedisPrefixes, startWorker, type Started } from '../../../test/processes.js';
 import { eventually } from '../../../test/receiver.js';
 import { blockActions, type FakeSlack, signedInteraction, startFakeSlack } from '../../../test/slack-api.js';
 import { action, createAgent, createPolicy } from '../../api/test/fixtures.js';
@@ -41,10 +40,7 @@ afterAll(async () => {
   await worker?.stop('SIGKILL');
   await api?.close();
   await slack?.close();
-  const redis = new Redis(SHARED_REDIS);
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
+  await dropRedisPrefixes(SHARED_REDIS, [prefix]);
 });
 
 describe('chat cards with the worker as its own process', () => {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { outbox, webhookDeliveries } from '@agov/db';
-import { freePort, startRedis, startWorker, type Started } from '../../../test/processes.js';
+import { approvalRequests, outbox, webhookDeliveries } from '@agov/db';
+import { dropRedisPrefixes, freePort, startRedis, startWorker, type Started } from '../../../test/processes.js';
 import { eventually, startReceiver, type Answer, type Receiver } from '../../../test/receiver.js';
 import { startSmtpReceiver } from '../../../test/smtp-receiver.js';
 import { action, createAgent, createPolicy } from '../../api/test/fixtures.js';
@@ -23,12 +23,7 @@ beforeAll(async () => {
 // Each test's queues live under a prefix of its own, removed from the shared Redis at the end.
 const prefixes: string[] = [];
 afterAll(async () => {
-  const redis = new Redis(SHARED_REDIS);
-  for (const prefix of prefixes) {
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-  }
-  await redis.quit();
+  await dropRedisPrefixes(SHARED_REDIS, prefixes);
 });
 
 const started: Started[] = [];
@@ -96,6 +91,22 @@ async function subscribedTenant(api: TestApp, url: string) {
     return response.json().approval_request_id as string;
   };
   return { tenant, endpointId: created.json().data.id as string, evaluate };
+}
+
+/** A pending approval that expires a second from now, in a tenant subscribed at `url` to approval.expired. */
+async function expiringApproval(api: TestApp, url: string) {
+  const tenant = await signupTenant(api.app);
+  const subscribed = await request(api.app, tenant.admin, {
+    method: 'POST',
+    url: '/api/v1/webhooks',
+    payload: { url, events: ['approval.expired'] },
+  });
+  expect(subscribed.statusCode, subscribed.body).toBe(201);
+  const agent = await createAgent(api.app, tenant.admin);
+  await createPolicy(api.app, tenant.admin, agent.id, { policy_effect: 'approval_required', max_session_ttl: 1 });
+  const evaluated = await request(api.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: action(agent.id) });
+  expect(evaluated.json()).toMatchObject({ decision: 'approval_required' });
+  return { approvalId: evaluated.json().approval_request_id as string, tenantId: tenant.tenantId };
 }
 
 const deliveryRows = (api: TestApp, endpointId: string) =>
@@ -201,6 +212,51 @@ describe('the worker process', () => {
       return rows.every((row) => row.kind !== 'approval_email');
     });
     expect(smtp.to(reviewer)).toHaveLength(1);
+  });
+
+  it('expires an approval at its expires_at through the worker, nobody reading it', async () => {
+    const hook = await receiver(200);
+    // No sweep within the test: the approval's own expiry effect alone must move it.
+    const { api, worker } = await deployment({ env: { APPROVAL_EXPIRY_SWEEP_MS: '600000' } });
+    await worker();
+    const { approvalId } = await expiringApproval(api, hook.url);
+
+    const [delivery] = await hook.waitFor(1, 15_000);
+    expect(JSON.parse(delivery!.body)).toMatchObject({
+      event: 'approval.expired',
+      data: { approval: { id: approvalId, status: 'expired' } },
+    });
+    const [row] = await api.runtime.database.db.select().from(approvalRequests).where(eq(approvalRequests.id, approvalId));
+    expect(row).toMatchObject({ status: 'expired' });
+  });
+
+  it('still sweeps after Redis lost its data while connected (FLUSHALL), and expires what is due', async () => {
+    const hook = await receiver(200);
+    const port = await freePort();
+    const redis = await startRedis(port);
+    started.push(redis);
+    const redisUrl = `redis://127.0.0.1:${port}`;
+    const { api, worker } = await deployment({ redisUrl, env: { APPROVAL_EXPIRY_SWEEP_MS: '500' } });
+    await worker();
+    const admin = new Redis(redisUrl);
+    onTestFinished(() => admin.quit().then(() => undefined));
+    // The sweep's scheduler exists, then everything in Redis is gone, the connection kept.
+    await eventually(async () => (await admin.keys('*approval_expiry_sweep*')).length > 0);
+    await admin.flushall();
+
+    // An approval whose own expiry effect is lost too: only the sweep can expire it.
+    const { approvalId, tenantId } = await expiringApproval(api, hook.url);
+    const removed = await api.runtime.database.db
+      .delete(outbox)
+      .where(and(eq(outbox.tenantId, tenantId), eq(outbox.kind, 'approval_expiry')))
+      .returning();
+    expect(removed).toHaveLength(1);
+
+    const [delivery] = await hook.waitFor(1, 20_000);
+    expect(JSON.parse(delivery!.body)).toMatchObject({
+      event: 'approval.expired',
+      data: { approval: { id: approvalId, status: 'expired' } },
+    });
   });
 
   it('closes gracefully on SIGTERM', async () => {

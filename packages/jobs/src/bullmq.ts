@@ -18,6 +18,9 @@ type EffectData = Omit<ClaimedEffect, 'kind'>;
 /** Periodic jobs carry nothing. */
 type JobData = EffectData | Record<string, never>;
 
+/** How often each periodic job's scheduler is checked for in Redis. */
+const SCHEDULE_CHECK_MS = 5_000;
+
 // Our retries live in the outbox, not in BullMQ: a finished or failed job has nothing to keep.
 const JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true };
 
@@ -38,13 +41,20 @@ export function bullmqBackend({ redisUrl, prefix, leaseMs, logger }: BullmqOptio
   const producer = connect({ enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   const queues = new Map(QUEUES.map((name) => [name, new Queue<JobData>(name, { connection: producer, prefix }).on('error', reportError)]));
   const workers: Worker[] = [];
-  // Redis may come back empty (no persistence): the timers are set again on every reconnect.
+  // Redis may come back empty (restarted without persistence) or lose its data while connected
+  // (flushed): the timers are set again on every reconnect, and any found missing is set again.
   const schedules = new Map<PeriodicJob, number>();
   const upsertSchedule = (job: PeriodicJob, everyMs: number) =>
     queue(PERIODIC_JOBS[job].queue).upsertJobScheduler(job, { every: everyMs }, { name: job, data: {}, opts: JOB_OPTIONS });
   producer.on('ready', () => {
     for (const [job, everyMs] of schedules) upsertSchedule(job, everyMs).catch(reportError);
   });
+  const restoreMissingSchedules = async () => {
+    for (const [job, everyMs] of schedules) {
+      if (!(await queue(PERIODIC_JOBS[job].queue).getJobScheduler(job))) await upsertSchedule(job, everyMs);
+    }
+  };
+  const scheduleCheck = setInterval(() => restoreMissingSchedules().catch(reportError), SCHEDULE_CHECK_MS).unref();
   const lockDuration = Math.max(500, Math.floor(leaseMs / 2));
 
   const queue = (name: QueueName) => queues.get(name)!;
@@ -103,6 +113,7 @@ export function bullmqBackend({ redisUrl, prefix, leaseMs, logger }: BullmqOptio
     },
 
     async close() {
+      clearInterval(scheduleCheck);
       // Running jobs finish; unstarted ones stay in Redis for the next worker.
       await Promise.all(workers.map((worker) => worker.close()));
       await Promise.all([...queues.values()].map((q) => q.close()));
