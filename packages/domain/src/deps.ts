@@ -4,6 +4,7 @@ import type { BillingPort } from './billing/provider.js';
 import type { ChatPort } from './chat/slack-api.js';
 import type { ApiKeyCache } from './identity/api-key-cache.js';
 import type { Clock } from './clock.js';
+import type { EvaluationWriter } from './evaluation/evaluation-writer.js';
 import type { DecisionInputsCache } from './policy/decision-inputs.js';
 import type { RateCounters } from './limits/counters.js';
 import type { TenantPlanCache } from './limits/tenant-plan-cache.js';
@@ -17,6 +18,8 @@ export interface Deps {
   readonly clock: Clock;
   readonly apiKeys: ApiKeyCache;
   readonly decisionInputs: DecisionInputsCache;
+  /** Commits evaluations, many to a statement under load. */
+  readonly evaluations: EvaluationWriter;
   readonly sessionTtlMs: number;
   /** The base URL people open, without a trailing slash: links in e-mails and chat cards. */
   readonly publicUrl: string;

@@ -52,6 +52,7 @@ export {
 // Evaluation: the decision with its trace, and the dry run that writes nothing.
 export { dryRun } from './evaluation/decide.js';
 export { evaluate } from './evaluation/evaluate.js';
+export { EvaluationWriter } from './evaluation/evaluation-writer.js';
 
 // Approvals: reading requests, a reviewer's decision, and expiry.
 export { countApprovals, getApproval, getApprovalDetail, listApprovals } from './approvals/approvals.js';

@@ -5,6 +5,7 @@ import {
   ApiKeyCache,
   applyInvalidation,
   DecisionInputsCache,
+  EvaluationWriter,
   INVALIDATION_CHANNEL,
   systemClock,
   TenantPlanCache,
@@ -19,6 +20,12 @@ import { createRateCounters } from './rate-limit-store.js';
 import { createChat } from './slack.js';
 import { createBilling } from './stripe.js';
 import { createWebhookTransport } from './webhook-transport.js';
+
+/**
+ * Group commit (see EvaluationWriter): a few writes under way at once keep PostgreSQL busy
+ * while the next batch gathers; the pool keeps connections for everything else.
+ */
+const EVALUATION_WRITES = { maxInFlight: 4, maxBatch: 64 };
 
 /** Which app a process runs: it decides whether the process carries effects out. */
 export type ProcessRole = 'api' | 'worker';
@@ -61,6 +68,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     clock: options.clock ?? systemClock,
     apiKeys: new ApiKeyCache(),
     decisionInputs: new DecisionInputsCache(),
+    evaluations: new EvaluationWriter(database, EVALUATION_WRITES),
     sessionTtlMs: config.sessionTtlMs,
     publicUrl: config.publicUrl,
     mode: config.mode,

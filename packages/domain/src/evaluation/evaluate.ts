@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { approvalRequests, jsonRows, outbox, traceEvents, traces, type ApprovalRow, type TraceRow } from '@agov/db';
+import type { ApprovalRow, TraceRow } from '@agov/db';
 import type { Principal } from '../access.js';
 import { chainEvents, EMPTY_CHAIN } from '../audit/chain-events.js';
 import type { Deps } from '../deps.js';
@@ -27,30 +27,11 @@ export interface EvaluationResult {
   risk: RiskClassification | null;
 }
 
-const traceJson = jsonRows(traces);
-const eventJson = jsonRows(traceEvents);
-const approvalJson = jsonRows(approvalRequests);
-const outboxJson = jsonRows(outbox);
-
-/**
- * Everything one evaluation writes, as one constant, prepared statement: one round trip,
- * atomic, and nothing built per call. Sibling data-modifying CTEs see the same snapshot;
- * foreign keys are checked at the end of the statement.
- */
-const RECORD_EVALUATION = `
-  with trace as (
-    insert into ${traceJson.name} select * from jsonb_populate_recordset(null::${traceJson.name}, $1::jsonb)
-  ), events as (
-    insert into ${eventJson.name} select * from jsonb_populate_recordset(null::${eventJson.name}, $2::jsonb)
-  ), approval as (
-    insert into ${approvalJson.name} select * from jsonb_populate_recordset(null::${approvalJson.name}, $3::jsonb)
-  )
-  insert into ${outboxJson.name} select * from jsonb_populate_recordset(null::${outboxJson.name}, $4::jsonb)`;
-
 /**
  * Decides an action and records it: the trace, its hash-chained events, for
  * `approval_required` the approval request, and the effects (webhooks, e-mail, chat card,
- * expiry, audit fan-out). Every agent calls this before it acts.
+ * expiry, audit fan-out), committed together with other evaluations under way (group
+ * commit, see evaluation-writer.ts). Every agent calls this before it acts.
  */
 export async function evaluate(deps: Deps, principal: Principal, input: EvaluateInput): Promise<EvaluationResult> {
   const inputs = await loadDecisionInputs(deps, principal.tenantId, input.agent_id);
@@ -105,12 +86,7 @@ export async function evaluate(deps: Deps, principal: Principal, input: Evaluate
     );
   }
 
-  await deps.database.prepared(RECORD_EVALUATION, [
-    traceJson.encode([traceRow]),
-    eventJson.encode(chain.rows),
-    approvalJson.encode(approval ? [approval] : []),
-    outboxJson.encode(outboxRows(trace.tenantId, effects, now)),
-  ]);
+  await deps.evaluations.write({ trace: traceRow, events: chain.rows, approval, effects: outboxRows(trace.tenantId, effects, now) });
 
   return {
     decision: decision.effect,
