@@ -18,22 +18,15 @@
  * short turns, and reports both and their ratio (see compareRateLimiter).
  */
 import { randomUUID } from 'node:crypto';
-import autocannon from 'autocannon';
-import postgres from 'postgres';
 import { dropRedisPrefixes, freePort } from '../test/processes.js';
 import { startReceiver } from '../test/receiver.js';
-import { build, call, freshDatabase, signUp, startService, startWorker } from './support.js';
+import { connections, drive, duration, type Scenario, WARM_UP_S } from './load.js';
+import { build, freshDatabase, outboxWatch, startService, startWorker } from './support.js';
+import { seedTenant } from './tenant.js';
 
-const duration = Number(process.env.BENCH_DURATION_S ?? 10);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-/** Every this many responses, the body is checked. */
-const SAMPLE_EVERY = 50;
-const WARM_UP_S = 3;
 /** Turns per side when comparing where the rate-limit counters live. */
 const LIMITER_ROUNDS = 8;
-
-type Scenario = { title: string; path: string; body: Record<string, unknown>; expect: (body: Record<string, unknown>) => boolean };
 
 async function main() {
   build();
@@ -59,15 +52,15 @@ async function main() {
         expect: (b) => b.decision === 'approval_required',
       },
     ];
-    const outbox = outboxWatch(postgres(database.url, { max: 1, onnotice: () => {} }));
+    const outbox = outboxWatch(database.url);
     // A cold process would make whichever run comes first look slow: warm up, then start
     // from an empty outbox.
-    for (const scenario of evaluations) await drive(base, seed.apiKey, scenario, WARM_UP_S);
+    for (const scenario of evaluations) await drive(base, seed.auth, scenario, WARM_UP_S);
     await outbox.clear();
     const rows = [];
 
     for (const scenario of evaluations)
-      rows.push({ ...(await drive(base, seed.apiKey, scenario)), worker: 'none', ...(await outbox.left()) });
+      rows.push({ ...(await drive(base, seed.auth, scenario)), worker: 'none', ...(await outbox.left()) });
     const piledUp = await outbox.pending();
     worker = await startWorker(database.url, env);
     const drained = await outbox.drain();
@@ -77,7 +70,7 @@ async function main() {
 
     for (const scenario of evaluations) {
       const before = receiver.received.length;
-      const result = await drive(base, seed.apiKey, scenario);
+      const result = await drive(base, seed.auth, scenario);
       const backlog = await outbox.pending();
       const drainedIn = await outbox.drain();
       rows.push({
@@ -89,7 +82,7 @@ async function main() {
       });
     }
     rows.push({
-      ...(await drive(base, seed.apiKey, {
+      ...(await drive(base, seed.auth, {
         title: 'dry run POST /policies/test',
         path: '/api/v1/policies/test',
         body: seed.allowAction,
@@ -135,7 +128,7 @@ async function compareRateLimiter() {
       body: seeded.allowAction,
       expect: (b) => b.decision === 'allow',
     };
-    for (const service of services) await drive(service.url, seeded.apiKey, scenario, WARM_UP_S);
+    for (const service of services) await drive(service.url, seeded.auth, scenario, WARM_UP_S);
 
     // Short turns in ABBA order, so that whatever else the machine does falls on both sides alike.
     const turnS = Math.max(2, Math.round(duration / LIMITER_ROUNDS));
@@ -143,7 +136,7 @@ async function compareRateLimiter() {
     const p99s: number[][] = [[], []];
     for (let round = 0; round < LIMITER_ROUNDS; round += 1) {
       for (const side of round % 2 === 0 ? [0, 1] : [1, 0]) {
-        const row = await drive(services[side]!.url, seeded.apiKey, scenario, turnS);
+        const row = await drive(services[side]!.url, seeded.auth, scenario, turnS);
         rates[side]!.push(row['requests/s']);
         p99s[side]!.push(row['p99 ms']);
       }
@@ -167,120 +160,6 @@ async function compareRateLimiter() {
     await database.drop();
     await dropRedisPrefixes(redisUrl, [prefix]);
   }
-}
-
-/** One scenario under load; throws on any non-2xx or a sampled body with the wrong decision. */
-async function drive(base: string, apiKey: string, scenario: Scenario, seconds = duration) {
-  let seen = 0;
-  let wrong = 0;
-  const result = await autocannon({
-    url: `${base}${scenario.path}`,
-    method: 'POST',
-    connections,
-    duration: seconds,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
-    body: JSON.stringify(scenario.body),
-    requests: [
-      {
-        onResponse: (status: number, body: string) => {
-          seen += 1;
-          if (seen % SAMPLE_EVERY === 0 && (status !== 200 || !scenario.expect(JSON.parse(body)))) wrong += 1;
-        },
-      },
-    ],
-  });
-  if (result.non2xx > 0 || result.errors > 0 || wrong > 0) {
-    throw new Error(`${scenario.title}: ${result.non2xx} non-2xx, ${result.errors} errors, ${wrong} sampled bodies with the wrong answer`);
-  }
-  return {
-    scenario: scenario.title,
-    'requests/s': Math.round(result.requests.average),
-    'p50 ms': result.latency.p50,
-    'p99 ms': result.latency.p99,
-  };
-}
-
-/** Effects still to do: everything in the outbox but the approvals' expiries, a day away. */
-function outboxWatch(sql: postgres.Sql) {
-  const pending = async () => Number((await sql`select count(*)::int as n from outbox where kind <> 'approval_expiry'`)[0]!.n);
-  return {
-    pending,
-    close: () => sql.end(),
-    clear: () => sql`delete from outbox where kind <> 'approval_expiry'`,
-    left: async () => ({ 'effects left': await pending() }),
-    /** Seconds until nothing is left to do. */
-    async drain(): Promise<number> {
-      const started = performance.now();
-      while ((await pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 100));
-      return (performance.now() - started) / 1000;
-    },
-  };
-}
-
-/** A tenant with two agents, each with 49 rules that do not match above the one that does. */
-async function seedTenant(base: string, webhookUrl: string) {
-  const { headers, runtimeKey: apiKey } = await signUp(base);
-  await call(base, '/api/v1/webhooks', { method: 'POST', headers, body: { url: webhookUrl, events: ['approval.requested'] } });
-  const agentFor = async (name: string) =>
-    (
-      await call(base, '/api/v1/agents', {
-        method: 'POST',
-        headers,
-        body: {
-          name,
-          description: 'bench agent',
-          owner_name: 'Bench',
-          owner_role: 'owner',
-          team: 'bench',
-          environment: 'prod',
-          authority_model: 'self',
-          identity_mode: 'service_identity',
-          delegation_model: 'self',
-          autonomy_tier: 'medium',
-          authorized_integrations: [],
-          credential_config: null,
-          metadata: null,
-          next_review_date: '2027-01-01',
-          created_by: 'bench',
-          modified_by: 'bench',
-          modified_at: '2026-01-01T00:00:00.000Z',
-        },
-      })
-    ).body.data.id as string;
-  const rule = (agentId: string, index: number, effect: string, integration: string) => ({
-    agent_id: agentId,
-    policy_name: `rule ${index}`,
-    target_integration: integration,
-    operation: 'write',
-    resource_scope: 'repo/*',
-    data_classification: 'internal',
-    policy_effect: effect,
-    rationale: `Benchmark rule number ${index}.`,
-    priority: index,
-    conditions: null,
-    max_session_ttl: null,
-    modified_by: 'bench',
-    modified_at: '2026-01-01T00:00:00.000Z',
-  });
-  const allowAgent = await agentFor('allow-bot');
-  const approvalAgent = await agentFor('approval-bot');
-  for (const [agentId, effect] of [
-    [allowAgent, 'allow'],
-    [approvalAgent, 'approval_required'],
-  ] as const) {
-    await call(base, '/api/v1/policies', { method: 'POST', headers, body: rule(agentId, 0, effect, 'github') });
-    for (let index = 1; index < 50; index += 1) {
-      await call(base, '/api/v1/policies', { method: 'POST', headers, body: rule(agentId, index, 'deny', `other-${index}`) });
-    }
-  }
-  const actionOf = (agentId: string) => ({
-    agent_id: agentId,
-    operation: 'write',
-    target_integration: 'github',
-    resource_scope: 'repo/app',
-    data_classification: 'internal',
-  });
-  return { apiKey, allowAction: actionOf(allowAgent), approvalAction: { ...actionOf(approvalAgent), context: { ticket: 'BENCH-1' } } };
 }
 
 await main();

@@ -1,12 +1,11 @@
 /**
  * What the benchmarks share: the build, a fresh database on the local PostgreSQL server, the
- * built API in its own process, and JSON calls to it.
+ * built API in its own process, JSON calls to it, and the effects its outbox still holds.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { GENEROUS_RATE_LIMITS } from '../test/processes.js';
+import { freePort, GENEROUS_RATE_LIMITS } from '../test/processes.js';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 export const serverUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -62,17 +61,7 @@ export async function startService(
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; ; attempt += 1) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
-    if (
-      await fetch(`${url}/health`)
-        .then((r) => r.ok)
-        .catch(() => false)
-    )
-      break;
-    if (attempt > 300) throw new Error('service did not become healthy');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitUntilHealthy('service', child, `${url}/health`);
   return {
     url,
     pid: child.pid as number,
@@ -122,15 +111,19 @@ export async function startWorker(
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+/** Polls `healthUrl` every 100 ms until it answers 2xx; throws if `child` exits first or 30 s pass. */
+export async function waitUntilHealthy(what: string, child: ChildProcess, healthUrl: string): Promise<void> {
+  for (let attempt = 0; ; attempt += 1) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
+    if (
+      await fetch(healthUrl)
+        .then((r) => r.ok)
+        .catch(() => false)
+    )
+      return;
+    if (attempt > 300) throw new Error(`${what} did not become healthy`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** A JSON call that must succeed; `cookie` is the session the response set, if any. */
@@ -155,4 +148,22 @@ export async function signUp(base: string) {
     body: { organization_name: 'Bench', name: 'Bench', email: 'bench@example.test', password: 'a long bench password' },
   });
   return { headers: { cookie: signup.cookie }, runtimeKey: (signup.body.data.api_key as { key: string }).key };
+}
+
+/** Effects still to do in a bench database: everything in the outbox but the approvals' expiries, a day away. */
+export function outboxWatch(databaseUrl: string) {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  const pending = async () => Number((await sql`select count(*)::int as n from outbox where kind <> 'approval_expiry'`)[0]!.n);
+  return {
+    pending,
+    close: () => sql.end(),
+    clear: () => sql`delete from outbox where kind <> 'approval_expiry'`,
+    left: async () => ({ 'effects left': await pending() }),
+    /** Seconds until nothing is left to do. */
+    async drain(): Promise<number> {
+      const started = performance.now();
+      while ((await pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      return (performance.now() - started) / 1000;
+    },
+  };
 }

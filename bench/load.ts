@@ -1,0 +1,53 @@
+/**
+ * The load generator every bench uses: autocannon with the same settings, failing on any
+ * non-2xx or error and on a sampled body with the wrong answer, so that a figure made of fast
+ * error answers can never be published.
+ *
+ * Environment: BENCH_DURATION_S (default 10), BENCH_CONNECTIONS (default 64).
+ */
+import autocannon from 'autocannon';
+
+export const duration = Number(process.env.BENCH_DURATION_S ?? 10);
+export const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
+/** Seconds of load before a measurement, so that a cold process does not make whichever runs first look slow. */
+export const WARM_UP_S = 3;
+/** Every this many responses, the body is checked. */
+const SAMPLE_EVERY = 50;
+
+export interface Scenario {
+  title: string;
+  path: string;
+  body: Record<string, unknown>;
+  expect: (body: Record<string, unknown>) => boolean;
+}
+
+/** One scenario under load; throws on any non-2xx or a sampled body with the wrong decision. */
+export async function drive(base: string, headers: Record<string, string>, scenario: Scenario, seconds = duration) {
+  let seen = 0;
+  let wrong = 0;
+  const result = await autocannon({
+    url: `${base}${scenario.path}`,
+    method: 'POST',
+    connections,
+    duration: seconds,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(scenario.body),
+    requests: [
+      {
+        onResponse: (status: number, body: string) => {
+          seen += 1;
+          if (seen % SAMPLE_EVERY === 0 && (status !== 200 || !scenario.expect(JSON.parse(body)))) wrong += 1;
+        },
+      },
+    ],
+  });
+  if (result.non2xx > 0 || result.errors > 0 || wrong > 0) {
+    throw new Error(`${scenario.title}: ${result.non2xx} non-2xx, ${result.errors} errors, ${wrong} sampled bodies with the wrong answer`);
+  }
+  return {
+    scenario: scenario.title,
+    'requests/s': Math.round(result.requests.average),
+    'p50 ms': result.latency.p50,
+    'p99 ms': result.latency.p99,
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * The bench tenant: two agents with 50 active rules each, the matching rule lowest in
+ * priority, so every decision scans them all. The rules are data (`benchRules`), so that
+ * `bench:peer` can give a policy engine the same list.
+ */
+import { call, signUp } from './support.js';
+
+export type BenchEffect = 'allow' | 'approval_required' | 'deny';
+
+/** One rule, in the API's terms. */
+export interface BenchRule {
+  priority: number;
+  target_integration: string;
+  operation: string;
+  resource_scope: string;
+  data_classification: string;
+  policy_effect: BenchEffect;
+}
+
+/** The action every scenario asks about; only the priority-0 rule matches it. */
+export const benchAction = {
+  operation: 'write',
+  target_integration: 'github',
+  resource_scope: 'repo/app',
+  data_classification: 'internal',
+} as const;
+
+/** The bench agents by name, with the effect of the rule that matches `benchAction`. */
+export const benchAgents = { 'allow-bot': 'allow', 'approval-bot': 'approval_required' } as const;
+
+/**
+ * An agent's rules in the order they are created: the one that matches `benchAction` at
+ * priority 0, then 49 `deny` rules, each for an integration of its own, above it.
+ */
+export function benchRules(effect: 'allow' | 'approval_required'): BenchRule[] {
+  const rule = (priority: number, policy_effect: BenchEffect, target_integration: string): BenchRule => ({
+    priority,
+    target_integration,
+    operation: 'write',
+    resource_scope: 'repo/*',
+    data_classification: 'internal',
+    policy_effect,
+  });
+  return [rule(0, effect, 'github'), ...Array.from({ length: 49 }, (_, index) => rule(index + 1, 'deny', `other-${index + 1}`))];
+}
+
+/**
+ * Signs up the tenant, subscribes `webhookUrl` to `approval.requested` (so every approval is
+ * delivered) and creates the agents with their rules. `auth` is the runtime key's header.
+ */
+export async function seedTenant(base: string, webhookUrl: string) {
+  const { headers, runtimeKey } = await signUp(base);
+  await call(base, '/api/v1/webhooks', { method: 'POST', headers, body: { url: webhookUrl, events: ['approval.requested'] } });
+  const agentIds: Record<string, string> = {};
+  for (const [name, effect] of Object.entries(benchAgents)) {
+    const agentId = (await call(base, '/api/v1/agents', { method: 'POST', headers, body: agentBody(name) })).body.data.id as string;
+    agentIds[name] = agentId;
+    for (const rule of benchRules(effect)) {
+      await call(base, '/api/v1/policies', {
+        method: 'POST',
+        headers,
+        body: {
+          ...rule,
+          agent_id: agentId,
+          policy_name: `rule ${rule.priority}`,
+          rationale: `Benchmark rule number ${rule.priority}.`,
+          conditions: null,
+          max_session_ttl: null,
+          modified_by: 'bench',
+          modified_at: '2026-01-01T00:00:00.000Z',
+        },
+      });
+    }
+  }
+  const actionOf = (name: keyof typeof benchAgents) => ({ agent_id: agentIds[name]!, ...benchAction });
+  return {
+    auth: { authorization: `Bearer ${runtimeKey}` },
+    agentIds,
+    allowAction: actionOf('allow-bot'),
+    approvalAction: { ...actionOf('approval-bot'), context: { ticket: 'BENCH-1' } },
+  };
+}
+
+const agentBody = (name: string) => ({
+  name,
+  description: 'bench agent',
+  owner_name: 'Bench',
+  owner_role: 'owner',
+  team: 'bench',
+  environment: 'prod',
+  authority_model: 'self',
+  identity_mode: 'service_identity',
+  delegation_model: 'self',
+  autonomy_tier: 'medium',
+  authorized_integrations: [],
+  credential_config: null,
+  metadata: null,
+  next_review_date: '2027-01-01',
+  created_by: 'bench',
+  modified_by: 'bench',
+  modified_at: '2026-01-01T00:00:00.000Z',
+});
