@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { outbox, type Executor, type OutboxRow } from '@agov/db';
+import { afterAttempt, type AttemptOutcome } from './webhooks/retry.js';
 
 export const WEBHOOK_EVENTS = [
   'approval.requested',
@@ -77,4 +78,41 @@ export async function completeEffect(executor: Executor, id: string): Promise<vo
 /** The effect is due again at `at` (a retry, or a time not yet reached). */
 export async function postponeEffect(executor: Executor, id: string, at: Date, lastError: string | null = null): Promise<void> {
   await executor.update(outbox).set({ availableAt: at, lastError }).where(eq(outbox.id, id));
+}
+
+/**
+ * Failed attempts at an effect retried like a webhook (e-mail, chat cards), as its job was
+ * given them. Kept in the payload rather than read from `attempts`, which counts claims, and
+ * so also the claims handed back while the queue was unreachable: those would use up the
+ * retries of an effect never tried.
+ */
+const failedAttemptsOf = (effect: Pick<DueEffect, 'payload'>): number =>
+  (effect.payload as { failed_attempts?: number }).failed_attempts ?? 0;
+
+/** The row as this run of the job found it: gone or moved on means another run finished or recorded this attempt. */
+const asGiven = (effect: DueEffect) =>
+  and(eq(outbox.id, effect.id), sql`coalesce((${outbox.payload}->>'failed_attempts')::int, 0) = ${failedAttemptsOf(effect)}`);
+
+/** Whether this attempt is still to be made: false for a stray duplicate of a run that already made it. */
+export async function isAttemptDue(executor: Executor, effect: DueEffect): Promise<boolean> {
+  return (await executor.select({ id: outbox.id }).from(outbox).where(asGiven(effect))).length > 0;
+}
+
+/**
+ * Records a failed attempt on the webhook schedule: due again after the next delay, or given
+ * up (the row retired) after the last. Only the run that was given this attempt records it.
+ */
+export async function recordFailedAttempt(
+  executor: Executor,
+  effect: DueEffect,
+  failure: { error: string; retryDelaysMs: readonly number[]; now: Date },
+): Promise<AttemptOutcome> {
+  const next = afterAttempt(failedAttemptsOf(effect), false, failure.retryDelaysMs, failure.now);
+  if (next.nextRetryAt === null) await executor.delete(outbox).where(asGiven(effect));
+  else
+    await executor
+      .update(outbox)
+      .set({ payload: { ...effect.payload, failed_attempts: next.attempts }, availableAt: next.nextRetryAt, lastError: failure.error })
+      .where(asGiven(effect));
+  return next;
 }

@@ -1,8 +1,7 @@
 import { and, eq } from 'drizzle-orm';
-import { agents, approvalRequests, chatMessages, outbox } from '@agov/db';
+import { agents, approvalRequests, chatMessages } from '@agov/db';
 import type { Deps } from '../deps.js';
-import { completeEffect, postponeEffect, recordEffects, type DueEffect } from '../outbox.js';
-import { afterAttempt } from '../webhooks/retry.js';
+import { completeEffect, isAttemptDue, recordEffects, recordFailedAttempt, type DueEffect } from '../outbox.js';
 import { cardUpdatesFor } from './card-updates.js';
 import { approvalCard, decidedCard, linkOnlyApprovalCard, type CardApproval } from './cards.js';
 import { postToIncomingWebhook } from './incoming-webhook.js';
@@ -18,21 +17,21 @@ import { SlackCallError, type PostedMessage } from './slack-api.js';
 export async function postApprovalCard(deps: Deps, effect: DueEffect): Promise<void> {
   const job = await cardJob(deps, effect);
   if (!job) return;
-  const { approval, integration, attempts } = job;
+  const { approval, integration } = job;
   const now = deps.clock.now();
   if (!integration.enabled || approval.status !== 'pending' || approval.expiresAt <= now)
     return completeEffect(deps.database.db, effect.id);
 
   if (integration.mode === 'incoming_webhook') {
     const error = await postToIncomingWebhook(deps, integration.settings.webhook_url, linkOnlyApprovalCard(approval, deps.publicUrl));
-    return error === null ? completeEffect(deps.database.db, effect.id) : failed(deps, effect, attempts, 'approval_card', error);
+    return error === null ? completeEffect(deps.database.db, effect.id) : failed(deps, effect, 'approval_card', error);
   }
   const { bot_token: token, channel_id: channel } = integration.settings;
   let posted: PostedMessage;
   try {
     posted = await deps.chat.slack.postMessage(token, channel, approvalCard(approval, deps.publicUrl));
   } catch (error) {
-    if (error instanceof SlackCallError) return failed(deps, effect, attempts, 'approval_card', error.message);
+    if (error instanceof SlackCallError) return failed(deps, effect, 'approval_card', error.message);
     throw error;
   }
   await recordPostedCard(deps, effect, posted);
@@ -42,14 +41,14 @@ export async function postApprovalCard(deps: Deps, effect: DueEffect): Promise<v
 export async function updateApprovalCard(deps: Deps, effect: DueEffect): Promise<void> {
   const job = await cardJob(deps, effect);
   if (!job) return;
-  const { approval, integration, attempts, posted } = job;
+  const { approval, integration, posted } = job;
   if (!posted || integration.mode !== 'bot' || !integration.enabled || approval.status === 'pending') {
     return completeEffect(deps.database.db, effect.id);
   }
   try {
     await deps.chat.slack.updateMessage(integration.settings.bot_token, posted, decidedCard(approval, deps.publicUrl));
   } catch (error) {
-    if (error instanceof SlackCallError) return failed(deps, effect, attempts, 'card_update', error.message);
+    if (error instanceof SlackCallError) return failed(deps, effect, 'card_update', error.message);
     throw error;
   }
   await completeEffect(deps.database.db, effect.id);
@@ -59,17 +58,14 @@ interface CardJob {
   approval: CardApproval;
   integration: ChatIntegration;
   posted: PostedMessage | null;
-  /** Claims of the outbox row so far, this one included. */
-  attempts: number;
 }
 
 /** What a card job needs; null (and the row retired) when there is nothing left to do. */
 async function cardJob(deps: Deps, effect: DueEffect): Promise<CardJob | null> {
   const { approval_id: approvalId } = effect.payload as { approval_id: string };
   const db = deps.database.db;
-  const [row] = await db.select({ attempts: outbox.attempts }).from(outbox).where(eq(outbox.id, effect.id));
-  // Finished by an earlier run of this same job.
-  if (!row) return null;
+  // Finished, or this attempt recorded, by an earlier run of this same job.
+  if (!(await isAttemptDue(db, effect))) return null;
   const [found] = await db
     .select({ approval: approvalRequests, agentName: agents.name, posted: { channel: chatMessages.channel, ts: chatMessages.ts } })
     .from(approvalRequests)
@@ -81,7 +77,7 @@ async function cardJob(deps: Deps, effect: DueEffect): Promise<CardJob | null> {
     await completeEffect(db, effect.id);
     return null;
   }
-  return { approval: { ...found.approval, agentName: found.agentName }, integration, posted: found.posted, attempts: row.attempts };
+  return { approval: { ...found.approval, agentName: found.agentName }, integration, posted: found.posted };
 }
 
 /**
@@ -110,10 +106,12 @@ async function recordPostedCard(deps: Deps, effect: DueEffect, posted: PostedMes
 }
 
 /** A failed send: due again on the webhook retry schedule, or given up after the last attempt. */
-async function failed(deps: Deps, effect: DueEffect, attempts: number, what: string, error: string): Promise<void> {
-  const next = afterAttempt(Math.max(attempts - 1, 0), false, deps.webhooks.retryDelaysMs, deps.clock.now());
-  if (next.nextRetryAt) await postponeEffect(deps.database.db, effect.id, next.nextRetryAt, error);
-  else await completeEffect(deps.database.db, effect.id);
+async function failed(deps: Deps, effect: DueEffect, what: string, error: string): Promise<void> {
+  const next = await recordFailedAttempt(deps.database.db, effect, {
+    error,
+    retryDelaysMs: deps.webhooks.retryDelaysMs,
+    now: deps.clock.now(),
+  });
   const { approval_id: approvalId } = effect.payload as { approval_id: string };
   deps.chat.reportFailure({ tenantId: effect.tenantId, approvalId, what, error, retryAt: next.nextRetryAt });
 }

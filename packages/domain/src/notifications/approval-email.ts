@@ -1,22 +1,9 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { agents, approvalRequests, outbox } from '@agov/db';
+import { and, eq } from 'drizzle-orm';
+import { agents, approvalRequests } from '@agov/db';
 import type { Deps } from '../deps.js';
-import { completeEffect, type DueEffect } from '../outbox.js';
-import { afterAttempt } from '../webhooks/retry.js';
+import { completeEffect, isAttemptDue, recordFailedAttempt, type DueEffect } from '../outbox.js';
 import { approvalEmail } from './approval-email-message.js';
 import { notificationSettingsOf } from './settings.js';
-
-/**
- * The effect's payload. Failed sends are counted here rather than in the row's `attempts`
- * column, which counts claims: a claim handed back while the queue is unreachable counts
- * there too, and would use up the retries of an e-mail never tried.
- */
-interface ApprovalEmailPayload {
-  approval_id: string;
-  failed_attempts?: number;
-}
-
-const failedAttemptsOf = (payload: Record<string, unknown>) => (payload as unknown as ApprovalEmailPayload).failed_attempts ?? 0;
 
 /**
  * The `approval_email` effect evaluate records for each approval: one message to all of the
@@ -27,12 +14,9 @@ const failedAttemptsOf = (payload: Record<string, unknown>) => (payload as unkno
  */
 export async function sendApprovalEmail(deps: Deps, effect: DueEffect): Promise<void> {
   const { db } = deps.database;
-  const approvalId = (effect.payload as unknown as ApprovalEmailPayload).approval_id;
-  const failedBefore = failedAttemptsOf(effect.payload);
-
+  const { approval_id: approvalId } = effect.payload as { approval_id: string };
   // A stray duplicate of a run that already sent the message, gave up or recorded this attempt.
-  const [row] = await db.select({ payload: outbox.payload }).from(outbox).where(eq(outbox.id, effect.id));
-  if (!row || failedAttemptsOf(row.payload) !== failedBefore) return;
+  if (!(await isAttemptDue(db, effect))) return;
 
   const [[pending], settings] = await Promise.all([
     db
@@ -50,17 +34,8 @@ export async function sendApprovalEmail(deps: Deps, effect: DueEffect): Promise<
   const error = await failureOf(deps.mailer.send({ to: settings.reviewerEmails, ...message }));
   if (error === null) return completeEffect(db, effect.id);
 
-  const next = afterAttempt(failedBefore, false, deps.webhooks.retryDelaysMs, deps.clock.now());
-  if (next.nextRetryAt === null) {
-    await completeEffect(db, effect.id);
-    deps.mailer.reportUndelivered({ tenantId: effect.tenantId, approvalId, attempts: next.attempts, error });
-    return;
-  }
-  // Only the run that read this count records the failure; a concurrent duplicate changes nothing.
-  await db
-    .update(outbox)
-    .set({ payload: { approval_id: approvalId, failed_attempts: next.attempts }, availableAt: next.nextRetryAt, lastError: error })
-    .where(and(eq(outbox.id, effect.id), sql`coalesce((${outbox.payload}->>'failed_attempts')::int, 0) = ${failedBefore}`));
+  const next = await recordFailedAttempt(db, effect, { error, retryDelaysMs: deps.webhooks.retryDelaysMs, now: deps.clock.now() });
+  if (next.status === 'failed') deps.mailer.reportUndelivered({ tenantId: effect.tenantId, approvalId, attempts: next.attempts, error });
 }
 
 /** Null when the send succeeded, else why it failed. */
