@@ -91,7 +91,8 @@ export { getNotificationSettings, saveNotificationSettings } from './notificatio
 // Chat (Slack): settings, approval cards and their updates, the Test action and the callback.
 export { handleChatCallback, type ChatCallback } from './chat/callback.js';
 export { postApprovalCard, updateApprovalCard } from './chat/card-delivery.js';
-export { CHAT_MODES, getChatSettings, presentChatSettings, putChatSettings, type ChatSettingsInput } from './chat/settings.js';
+export { CHAT_MODES, getChatSettings, putChatSettings, type ChatSettingsInput } from './chat/settings.js';
+export { presentChatSettings } from './presenters/chat.js';
 export {
   SlackCallError,
   type ChatFailure,
@@ -104,7 +105,7 @@ export { sendTestChatMessage } from './chat/test-message.js';
 
 // Billing (Stripe): checkout and portal sessions, the subscription, and the provider's events.
 export { receiveProviderEvent, type EventReceipt } from './billing/apply-event.js';
-export { presentSubscription } from './billing/presenter.js';
+export { presentSubscription } from './presenters/billing.js';
 export {
   CHECKOUT_PLANS,
   type BillingPort,

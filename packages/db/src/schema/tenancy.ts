@@ -22,6 +22,8 @@ export const subscriptions = pgTable('subscriptions', {
   updatedAt: at('updated_at').notNull().defaultNow(),
 });
 
+export type SubscriptionRow = typeof subscriptions.$inferSelect;
+
 /** Payment-provider events already applied; the provider retries, each is applied once. */
 export const billingEvents = pgTable('billing_events', {
   id: text('id').primaryKey(),

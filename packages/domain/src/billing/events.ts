@@ -1,5 +1,5 @@
 import type { BillingPort, CheckoutPlan, ProviderEvent } from './provider.js';
-import type { SubscriptionRow } from './status.js';
+import type { SubscriptionRow } from '@agov/db';
 
 /** The provider events that move a subscription (spec: Subscription status); others change nothing. */
 export const HANDLED_EVENT_TYPES = [

@@ -1,10 +1,8 @@
 import { eq } from 'drizzle-orm';
-import { subscriptions } from '@agov/db';
+import { subscriptions, type SubscriptionRow } from '@agov/db';
 import type { Principal } from '../access.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
-
-export type SubscriptionRow = typeof subscriptions.$inferSelect;
 
 /** The tenant's subscription; every tenant has one from signup on. */
 export async function tenantSubscription(deps: Deps, tenantId: string): Promise<SubscriptionRow> {

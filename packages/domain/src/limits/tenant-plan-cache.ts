@@ -1,7 +1,7 @@
-import type { subscriptions } from '@agov/db';
+import type { SubscriptionRow } from '@agov/db';
 import { InvalidatedCache } from '../cache.js';
 
-export type Plan = (typeof subscriptions.$inferSelect)['plan'];
+export type Plan = SubscriptionRow['plan'];
 
 /**
  * Every request of a tenant needs its plan; this keeps it in memory. A subscription change

@@ -1,5 +1,5 @@
-import { iso } from '../presenters/time.js';
-import type { SubscriptionRow } from './status.js';
+import type { SubscriptionRow } from '@agov/db';
+import { iso } from './time.js';
 
 /** The spec's Subscription: exactly these four fields. */
 export const presentSubscription = (row: Pick<SubscriptionRow, 'plan' | 'status' | 'currentPeriodEnd' | 'cancelAtPeriodEnd'>) => ({
