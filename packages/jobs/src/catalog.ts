@@ -29,7 +29,7 @@ interface EffectJob {
  * The job catalog: each kind of outbox row that travels as a job, its queue and its handler.
  * A job carries the row's id and the ids it concerns; handlers read everything else, secrets
  * included, from the database when they run. Webhooks are not here: the relay fans them out
- * into deliveries as it claims them. E-mail and chat cards join with their handlers.
+ * into deliveries as it claims them.
  */
 export const EFFECT_JOBS = {
   audit_events: { queue: 'effects', handle: fanOutAuditEvents },
