@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '@agov/db';
@@ -17,7 +20,24 @@ declare module 'vitest' {
   }
 }
 
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The built service, as `npm start` runs it (the embedded smoke test and the browser tests
+ * start it), and Debian's Chromium for the browser tests, installed when missing.
+ */
+function prepareBuiltService() {
+  execFileSync('npx', ['turbo', 'run', 'build', '--output-logs=errors-only'], { cwd: root, stdio: 'inherit' });
+  if (!existsSync('/usr/bin/chromium')) {
+    const apt = (...args: string[]) =>
+      execFileSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    apt('update');
+    apt('install', '-y', '--no-install-recommends', 'chromium');
+  }
+}
+
 export default async function setup(project: TestProject) {
+  prepareBuiltService();
   const run = `agov_test_${Date.now()}_${process.pid}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   const urlOf = (name: string) => Object.assign(new URL(serverUrl), { pathname: `/${name}` }).toString();

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Runtime } from '@agov/runtime';
 import { installAuth } from './plugins/auth.js';
+import { installDashboard } from './plugins/dashboard.js';
 import { clientErrorHandler, installErrorHandling, onFrameworkError } from './plugins/errors.js';
 import { installMetrics } from './plugins/metrics.js';
 import { installOpenApi } from './plugins/openapi.js';
@@ -97,5 +98,6 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
     },
     { prefix: '/api/v1' },
   );
+  await installDashboard(app);
   return app;
 }

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
-/** Starts the built service as `npm start` does, with no DATABASE_URL: embedded PostgreSQL. */
+/** Starts the built service (built by the test setup) as `npm start` does, with no DATABASE_URL: embedded PostgreSQL. */
 describe('embedded mode, built service on a real port', () => {
   let child: ChildProcess;
   let baseUrl: string;
@@ -15,7 +15,6 @@ describe('embedded mode, built service on a real port', () => {
   let output = '';
 
   beforeAll(async () => {
-    execFileSync('npx', ['turbo', 'run', 'build', '--output-logs=errors-only'], { cwd: root, stdio: 'pipe' });
     dataDir = mkdtempSync(join(tmpdir(), 'agov-embedded-'));
     child = spawn(process.execPath, ['apps/api/dist/main.js'], {
       cwd: root,

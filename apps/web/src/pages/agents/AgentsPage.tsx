@@ -1,0 +1,5 @@
+import { PageHeader } from '../../ui/PageHeader';
+
+export function AgentsPage() {
+  return <PageHeader title="AgentsPage" />;
+}

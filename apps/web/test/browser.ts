@@ -1,0 +1,149 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { freePort, startProcess, type Started } from '../../../test/processes.js';
+
+/** Debian's Chromium, which the test setup installs when it is missing. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Without the background-networking flags Chromium keeps calling Google's hosts, which this network refuses. */
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+export const PASSWORD = 'correct horse battery staple';
+
+export interface Service {
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** The built service (`npm start`'s build, made by the test setup) in embedded mode on a port of its own. */
+export async function startService(env: Record<string, string> = {}): Promise<Service> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'agov-web-'));
+  const port = await freePort();
+  let started: Started;
+  try {
+    started = await startProcess(
+      process.execPath,
+      ['apps/api/dist/main.js'],
+      { NODE_ENV: 'production', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', PUBLIC_URL: `http://127.0.0.1:${port}`, ...env },
+      /agent governance api ready/,
+      60_000,
+    );
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    async stop() {
+      await started.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+}
+
+export type Width = 'desktop' | 'phone';
+const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
+
+export async function newPage(
+  browser: Browser,
+  baseUrl: string,
+  width: Width = 'desktop',
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ baseURL: baseUrl, viewport: VIEWPORTS[width] });
+  const page = await context.newPage();
+  return { context, page };
+}
+
+export interface Account {
+  email: string;
+  password: string;
+  tenantId: string;
+  /** The agent-runtime key made at signup, for driving the API as an agent would. */
+  apiKey: string;
+  /** The admin's session, for setting things up through the API. */
+  cookie: string;
+}
+
+/** A new organisation through the API, as a test's starting point. */
+export async function signUp(service: Service, organization = 'Acme'): Promise<Account> {
+  const email = `admin.${Date.now()}.${Math.random().toString(36).slice(2)}@example.test`;
+  const response = await fetch(`${service.baseUrl}/api/v1/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ organization_name: organization, name: 'Ada Admin', email, password: PASSWORD }),
+  });
+  expect(response.status).toBe(201);
+  const { data } = (await response.json()) as { data: { tenant: { id: string }; api_key: { key: string } } };
+  const cookie = response.headers.get('set-cookie')!.split(';')[0]!;
+  return { email, password: PASSWORD, tenantId: data.tenant.id, apiKey: data.api_key.key, cookie };
+}
+
+/** Calls the API with the admin's session, as the dashboard does. */
+export async function callApi<T = unknown>(service: Service, account: Account, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${service.baseUrl}${path}`, {
+    method,
+    headers: {
+      cookie: account.cookie,
+      'x-requested-with': 'XMLHttpRequest',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  expect(response.ok, `${method} ${path}: ${response.status} ${text}`).toBe(true);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** Signs in through the sign-in page and waits for the dashboard. */
+export async function signIn(page: Page, email: string, password = PASSWORD, path = '/') {
+  await page.goto(path);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
+/** axe-core's verdict on the page as it stands: no serious or critical violation. */
+export async function expectAccessible(page: Page) {
+  await page.addScriptTag({ path: AXE });
+  const violations = await page.evaluate(async () => {
+    // Runs in the page, where axe is the script just added.
+    // biome-ignore lint/suspicious/noExplicitAny: the page's globals are not this file's types.
+    const inPage = globalThis as any;
+    const result = await inPage.axe.run(inPage.document, { resultTypes: ['violations'] });
+    return (result.violations as { id: string; impact: string; help: string; nodes: { target: string[] }[] }[])
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map(
+        (violation) =>
+          `${violation.impact} ${violation.id}: ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+      );
+  });
+  expect(violations).toEqual([]);
+}
+
+/** A screenshot kept as a test artifact in apps/web/test-results. */
+export async function screenshot(page: Page, name: string) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
+}
