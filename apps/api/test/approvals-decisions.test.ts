@@ -9,6 +9,7 @@ import {
   approvalSnapshot,
   decide,
   requestApproval,
+  subscribeToAuditEvents,
   traceOf,
   type Verdict,
   verification,
@@ -41,6 +42,7 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
   ] as const)('%s (by %s): decides, extends and closes the chain, records the webhook', async (verdict, by, note) => {
     const expected = OUTCOMES[verdict];
     const { tenant, agent } = await approvalRequired(t.app);
+    await subscribeToAuditEvents(t.app, tenant);
     const pending = await requestApproval(t.app, tenant, agent.id);
     const credential =
       by === 'reviewer'
@@ -158,6 +160,7 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
 
   it('lets exactly one of 20 concurrent decisions win; the other 19 get 409', async () => {
     const { tenant, agent } = await approvalRequired(t.app);
+    await subscribeToAuditEvents(t.app, tenant);
     const pending = await requestApproval(t.app, tenant, agent.id);
     const writer = { apiKey: (await keyWithScopes(t.app, tenant, ['approvals:write'])).apiKey };
     const verdicts: Verdict[] = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? 'approve' : 'deny'));

@@ -11,6 +11,7 @@ import {
   approvalSnapshot,
   decide,
   requestApproval,
+  subscribeToAuditEvents,
   traceOf,
   verification,
 } from './scenarios.js';
@@ -61,6 +62,7 @@ async function expectExpired(tenant: Tenant, pending: Approval) {
 describe('expiry', () => {
   it('the sweep expires an overdue request once: approval, trace, event and webhook', async () => {
     const { tenant, agent } = await approvalRequired(t.app, { max_session_ttl: 1 });
+    await subscribeToAuditEvents(t.app, tenant);
     const pending = await requestApproval(t.app, tenant, agent.id);
     expect(Date.parse(pending.expires_at as string) - Date.parse(pending.requested_at)).toBe(1_000);
     clock.advance(2_000);
@@ -84,6 +86,7 @@ describe('expiry', () => {
 
   it('does not expire a request before its expires_at', async () => {
     const { tenant, agent } = await approvalRequired(t.app, { max_session_ttl: 60 });
+    await subscribeToAuditEvents(t.app, tenant);
     const pending = await requestApproval(t.app, tenant, agent.id);
     await expireDueApprovals(t.runtime.deps);
     expect(await expireApproval(t.runtime.deps, tenant.tenantId, pending.id)).toBe(false);
@@ -93,6 +96,7 @@ describe('expiry', () => {
 
   it('refuses a decision after expires_at with 409 and expires the request on the spot, once', async () => {
     const { tenant, agent } = await approvalRequired(t.app, { max_session_ttl: 1 });
+    await subscribeToAuditEvents(t.app, tenant);
     const pending = await requestApproval(t.app, tenant, agent.id);
     clock.advance(2_000);
     const response = await decide(t.app, tenant.admin, pending.id, 'approve', { approver_name: 'Ada Admin' });
@@ -115,6 +119,7 @@ describe('expiry', () => {
 
   it('expires an overdue request exactly once under concurrent late decisions and sweeps', async () => {
     const { tenant, agent } = await approvalRequired(t.app, { max_session_ttl: 1 });
+    await subscribeToAuditEvents(t.app, tenant);
     const pending = await requestApproval(t.app, tenant, agent.id);
     clock.advance(2_000);
     const calls = Array.from({ length: 10 }, (_, i) =>
@@ -131,6 +136,7 @@ describe('expiry', () => {
 
   it('reports an overdue pending request as expired on the status poll and the detail', async () => {
     const { tenant, agent } = await approvalRequired(t.app, { max_session_ttl: 1 });
+    await subscribeToAuditEvents(t.app, tenant);
     const polled = await requestApproval(t.app, tenant, agent.id);
     clock.advance(2_000);
     const status = await api.get(tenant.runtimeKey, `/api/v1/approvals/${polled.id}/status`);
@@ -139,6 +145,7 @@ describe('expiry', () => {
     await expectExpired(tenant, polled);
 
     const { tenant: second, agent: secondAgent } = await approvalRequired(t.app, { max_session_ttl: 1 });
+    await subscribeToAuditEvents(t.app, second);
     const viewed = await requestApproval(t.app, second, secondAgent.id);
     clock.advance(2_000);
     const detail = (await api.get(second.runtimeKey, `/api/v1/approvals/${viewed.id}`)).json().data;

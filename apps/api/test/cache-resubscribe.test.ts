@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INVALIDATION_CHANNEL, type Invalidation } from '@agov/domain';
 import { cacheEntryFor } from './assertions.js';
-import { createTestApp, ownDatabase, type TestApp } from './harness.js';
+import { commitInvalidation, createTestApp, ownDatabase, type TestApp } from './harness.js';
 
 // A database of its own: terminating the LISTEN backend must not reach other files' apps.
 let t: TestApp;
@@ -24,16 +23,6 @@ async function terminateListener(): Promise<number> {
     return killed.length;
   } finally {
     await admin.end();
-  }
-}
-
-/** Sends an invalidation as another process's committed change would. */
-async function notify(message: Invalidation) {
-  const other = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-  try {
-    await other`select pg_notify(${INVALIDATION_CHANNEL}, ${JSON.stringify(message)})`;
-  } finally {
-    await other.end();
   }
 }
 
@@ -61,7 +50,7 @@ describe('caches after the LISTEN connection is lost', () => {
     // Subscribed again: a notification from another process evicts as before.
     const agentId = randomUUID();
     const stale = cacheEntryFor(t, agentId);
-    await notify({ kind: 'agent', id: agentId });
+    await commitInvalidation(t.runtime.database, { kind: 'agent', id: agentId });
     expect(await eventually(() => stale() === undefined)).toBe(true);
   });
 });

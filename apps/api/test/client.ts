@@ -7,6 +7,7 @@ export interface Client {
   /** With no `payload` the request has no body. */
   post(credential: Credential, url: string, payload?: unknown): Promise<LightMyRequestResponse>;
   patch(credential: Credential, url: string, payload: unknown): Promise<LightMyRequestResponse>;
+  put(credential: Credential, url: string, payload: unknown): Promise<LightMyRequestResponse>;
   delete(credential: Credential, url: string): Promise<LightMyRequestResponse>;
 }
 
@@ -17,6 +18,7 @@ export function client(app: FastifyInstance): Client {
     post: (credential, url, payload) =>
       request(app, credential, { method: 'POST', url, ...(payload === undefined ? {} : { payload: payload as object }) }),
     patch: (credential, url, payload) => request(app, credential, { method: 'PATCH', url, payload: payload as object }),
+    put: (credential, url, payload) => request(app, credential, { method: 'PUT', url, payload: payload as object }),
     delete: (credential, url) => request(app, credential, { method: 'DELETE', url }),
   };
 }

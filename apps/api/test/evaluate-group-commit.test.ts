@@ -4,7 +4,7 @@ import { approvalRequests, outbox, traceEvents, traces } from '@agov/db';
 import { expectError } from './assertions.js';
 import { action } from './fixtures.js';
 import { createTestApp, ownDatabase, type TestApp } from './harness.js';
-import { evaluate, tenantWithPolicy } from './scenarios.js';
+import { evaluate, subscribeToAuditEvents, tenantWithPolicy } from './scenarios.js';
 
 /**
  * Concurrent evaluations are committed together, many to a statement (EvaluationWriter). A
@@ -32,6 +32,7 @@ afterAll(() => t.close());
 describe('group commit', () => {
   it('answers an evaluation whose batch fails with an error, commits the others, and leaves nothing of it', async () => {
     const { tenant, agent } = await tenantWithPolicy(t.app, 'approval_required');
+    await subscribeToAuditEvents(t.app, tenant);
     // Caches warm, so that every request below reaches the writer before any write returns.
     expect((await evaluate(t.app, tenant, action(agent.id))).statusCode).toBe(200);
 

@@ -1,10 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalRequests, outbox } from '@agov/db';
+import { WEBHOOK_EVENTS } from '@agov/domain';
 import { expectErrorBody, expectInvalidBody } from './assertions.js';
 import { type Client, client } from './client.js';
 import { action, createPolicy } from './fixtures.js';
-import { createTestApp, keyWithScopes, type TestApp } from './harness.js';
+import { createTestApp, keyWithScopes, type Tenant, type TestApp } from './harness.js';
 import { evaluate, eventTypes, tenantWithAgent, traceOf } from './scenarios.js';
 
 const AGENT_NOT_FOUND = { error: 'not_found', message: 'Agent not found' };
@@ -75,6 +76,7 @@ describe('POST /api/v1/evaluate decisions', () => {
 
   it('approval_required: queues an approval and records its effects in the same write', async () => {
     const { tenant, agent } = await tenantWithAgent(t.app, { environment: 'prod' });
+    await receiveEverything(tenant);
     const rule = await createPolicy(t.app, tenant.admin, agent.id, {
       policy_effect: 'approval_required',
       data_classification: 'confidential',
@@ -131,6 +133,19 @@ describe('POST /api/v1/evaluate decisions', () => {
     });
     expect(byKind.approval_expiry!.availableAt.getTime()).toBe(approval!.expiresAt.getTime());
     expect(byKind.audit_events!.payload).toEqual({ trace_id: body.trace_id, from_seq: 1, to_seq: 5 });
+  });
+
+  it('records no effect that nobody would receive: only the expiry, for a tenant with no endpoint, e-mail or chat', async () => {
+    const { tenant, agent } = await tenantWithAgent(t.app);
+    await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'approval_required' });
+    const before = await outboxKinds(tenant);
+    const approval = (await evaluate(t.app, tenant, action(agent.id))).json();
+    expect(approval.decision).toBe('approval_required');
+    const allowed = await createPolicy(t.app, tenant.admin, agent.id, { operation: 'read', policy_effect: 'allow', priority: 900 });
+    expect((await evaluate(t.app, tenant, action(agent.id, { operation: 'read' }))).json().policy_rule_id).toBe(allowed.id);
+
+    // The rule's creation recorded a policy.updated webhook (dropped later by the relay); the evaluations added only the expiry.
+    expect(await outboxKinds(tenant)).toEqual([...before, 'approval_expiry', 'webhook'].sort());
   });
 
   it('uses the tenant default of 86400 s when the rule sets no time-to-live', async () => {
@@ -341,3 +356,26 @@ describe('POST /api/v1/policies/test (dry run)', () => {
     expectErrorBody(foreign, 404, AGENT_NOT_FOUND);
   });
 });
+
+/** The kinds of the tenant's outbox rows, sorted. */
+async function outboxKinds(tenant: Tenant): Promise<string[]> {
+  const rows = await t.runtime.database.db.select({ kind: outbox.kind }).from(outbox).where(eq(outbox.tenantId, tenant.tenantId));
+  return rows.map((row) => row.kind).sort();
+}
+
+/** Every channel switched on: an endpoint for every event, reviewers' e-mail, and a chat card. */
+async function receiveEverything(tenant: Tenant) {
+  const endpoint = await api.post(tenant.admin, '/api/v1/webhooks', { url: 'https://93.184.215.14/all', events: [...WEBHOOK_EVENTS] });
+  expect(endpoint.statusCode, endpoint.body).toBe(201);
+  const email = await api.put(tenant.admin, '/api/v1/settings/notifications', {
+    email_enabled: true,
+    reviewer_emails: ['rita@example.test'],
+  });
+  expect(email.statusCode, email.body).toBe(200);
+  const chat = await api.put(tenant.admin, '/api/v1/integrations/chat', {
+    mode: 'incoming_webhook',
+    enabled: true,
+    webhook_url: 'https://93.184.215.14/chat',
+  });
+  expect(chat.statusCode, chat.body).toBe(200);
+}

@@ -3,7 +3,9 @@ import postgres from 'postgres';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { expect, inject } from 'vitest';
 import { loadConfig, type Config } from '@agov/config';
-import type { Clock } from '@agov/domain';
+import { INVALIDATION_CHANNEL, type Clock, type Invalidation } from '@agov/domain';
+import type { Database, Tx } from '@agov/db';
+import { sql } from 'drizzle-orm';
 import { createLogger, createRuntime, type Runtime } from '@agov/runtime';
 import { buildApp } from '../src/app.js';
 import { GENEROUS_RATE_LIMITS } from '../../../test/processes.js';
@@ -187,4 +189,21 @@ export async function sessionWithRole(
   const login = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password: PASSWORD } });
   expect(login.statusCode, login.body).toBe(200);
   return { cookie: sessionCookie(login) };
+}
+
+/**
+ * Commits `work` with an invalidation the way another process's change would: in one
+ * transaction, the invalidation clock moved on and the notice sent. No process applies it
+ * at commit; each hears it through its listener.
+ */
+export async function commitInvalidation(database: Database, change: Invalidation, work?: (tx: Tx) => Promise<unknown>): Promise<void> {
+  await database.db.transaction(async (tx) => {
+    await work?.(tx);
+    const [clock] = await database.rows<{ seq: string }>(
+      sql`insert into cache_invalidation_clock (id, seq) values (true, 1)
+          on conflict (id) do update set seq = cache_invalidation_clock.seq + 1 returning seq`,
+      tx,
+    );
+    await tx.execute(sql`select pg_notify(${INVALIDATION_CHANNEL}, ${JSON.stringify({ seq: Number(clock!.seq), changes: [change] })})`);
+  });
 }

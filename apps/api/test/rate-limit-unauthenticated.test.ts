@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INVALIDATION_CHANNEL } from '@agov/domain';
 import { expectErrorBody } from './assertions.js';
-import { createTestApp, PASSWORD, request, signupTenant, TestClock, uniqueEmail, type TestApp } from './harness.js';
+import { commitInvalidation, createTestApp, PASSWORD, request, signupTenant, TestClock, uniqueEmail, type TestApp } from './harness.js';
 import { expectLimitHeaders, expectRateLimited, stopInWindow, WINDOW_MS } from './rate-limit-support.js';
 
 /*
@@ -131,18 +130,12 @@ describe('a plan change', () => {
       expect([await readLimit(a), await readLimit(b)]).toEqual(['600', '600']);
 
       // What billing does when a subscription changes: the update and its invalidation commit together.
-      await a.runtime.database.db.transaction(async (tx) => {
-        await tx.execute(sql`update subscriptions set plan = 'business' where tenant_id = ${tenant.tenantId}`);
-        await tx.execute(sql`select pg_notify(${INVALIDATION_CHANNEL}, ${JSON.stringify({ kind: 'tenant_plan', id: tenant.tenantId })})`);
-      });
+      await commitInvalidation(a.runtime.database, { kind: 'tenant_plan', id: tenant.tenantId }, (tx) =>
+        tx.execute(sql`update subscriptions set plan = 'business' where tenant_id = ${tenant.tenantId}`),
+      );
 
-      const deadline = Date.now() + 1_000;
-      let seen = [await readLimit(a), await readLimit(b)];
-      while (seen.some((limit) => limit !== '60000') && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-        seen = [await readLimit(a), await readLimit(b)];
-      }
-      expect(seen).toEqual(['60000', '60000']);
+      // Neither instance applied it at commit: both must hear of it before their next request.
+      expect([await readLimit(a), await readLimit(b)]).toEqual(['60000', '60000']);
     } finally {
       await a.close();
       await b.close();

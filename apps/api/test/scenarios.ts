@@ -151,6 +151,20 @@ export async function requestApproval(app: FastifyInstance, tenant: Tenant, agen
   return approval!;
 }
 
+/**
+ * An active endpoint subscribed to `audit.event`, so that the tenant's evaluations record
+ * their audit fan-out (without one, evaluate leaves it out: nobody would receive it). The
+ * address is public, as production requires, and never reached: no test of the shared
+ * database dispatches.
+ */
+export async function subscribeToAuditEvents(app: FastifyInstance, tenant: Tenant) {
+  const response = await client(app).post(tenant.admin, '/api/v1/webhooks', {
+    url: 'https://93.184.215.14/audit',
+    events: ['audit.event'],
+  });
+  expect(response.statusCode, response.body).toBe(201);
+}
+
 /** The tenant's outbox: approval webhooks after approval.requested, audit fan-outs, and the row count. */
 export async function approvalEffectsOf(t: TestApp, tenantId: string) {
   const rows = await t.runtime.database.db.select().from(outbox).where(eq(outbox.tenantId, tenantId)).orderBy(asc(outbox.createdAt));

@@ -2,8 +2,10 @@ import type { Config, Mode } from '@agov/config';
 import type { Database } from '@agov/db';
 import type { BillingPort } from './billing/provider.js';
 import type { ChatPort } from './chat/slack-api.js';
+import type { CacheFreshness } from './cache-freshness.js';
 import type { ApiKeyCache } from './identity/api-key-cache.js';
 import type { Clock } from './clock.js';
+import type { EffectAudienceCache } from './effect-audience-cache.js';
 import type { EvaluationWriter } from './evaluation/evaluation-writer.js';
 import type { DecisionInputsCache } from './policy/decision-inputs.js';
 import type { RateCounters } from './limits/counters.js';
@@ -18,6 +20,8 @@ export interface Deps {
   readonly clock: Clock;
   readonly apiKeys: ApiKeyCache;
   readonly decisionInputs: DecisionInputsCache;
+  /** Holds a request back until the caches above reflect every change committed before it. */
+  readonly freshness: Pick<CacheFreshness, 'ensure'>;
   /** Commits evaluations, many to a statement under load. */
   readonly evaluations: EvaluationWriter;
   readonly sessionTtlMs: number;
@@ -35,6 +39,8 @@ export interface Deps {
   readonly mailer: Mailer;
   /** Slack's Web API for chat cards and callbacks, and where chat failures are reported. */
   readonly chat: ChatPort;
+  /** Who receives each tenant's effects, so evaluate writes none for nobody. */
+  readonly effectAudiences: EffectAudienceCache;
   /** Each tenant's plan, which sets its rate limits. */
   readonly tenantPlans: TenantPlanCache;
   readonly rateLimits: {

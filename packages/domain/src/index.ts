@@ -2,9 +2,17 @@
 export { ApiKeyCache } from './identity/api-key-cache.js';
 export { systemClock, type Clock } from './clock.js';
 export type { Deps } from './deps.js';
-export { applyInvalidation, INVALIDATION_CHANNEL, type Invalidation } from './invalidation.js';
+export { CacheFreshness } from './cache-freshness.js';
+export {
+  applyInvalidation,
+  INVALIDATION_CHANNEL,
+  readInvalidationClock,
+  type Invalidation,
+  type InvalidationNotice,
+} from './invalidation.js';
 export type { Observer } from './observer.js';
 export { DecisionInputsCache } from './policy/decision-inputs.js';
+export { EffectAudienceCache } from './effect-audience-cache.js';
 export { TenantPlanCache } from './limits/tenant-plan-cache.js';
 
 // Errors: the spec's error codes and the HTTP status each maps to.

@@ -4,14 +4,17 @@ import { openDatabase, type Database } from '@agov/db';
 import {
   ApiKeyCache,
   applyInvalidation,
+  CacheFreshness,
   DecisionInputsCache,
+  EffectAudienceCache,
   EvaluationWriter,
   INVALIDATION_CHANNEL,
+  readInvalidationClock,
   systemClock,
   TenantPlanCache,
   type Clock,
   type Deps,
-  type Invalidation,
+  type InvalidationNotice,
 } from '@agov/domain';
 import type { Logger } from 'pino';
 import { createMailer } from './mailer.js';
@@ -26,6 +29,13 @@ import { createWebhookTransport } from './webhook-transport.js';
  * while the next batch gathers; the pool keeps connections for everything else.
  */
 const EVALUATION_WRITES = { maxInFlight: 4, maxBatch: 64 };
+
+/**
+ * How long a request waits for this process's listener to deliver an invalidation it knows
+ * was committed. Delivery takes milliseconds; past this the listener is taken to have lost
+ * it, and the caches are dropped instead.
+ */
+const FRESHNESS_WAIT_MS = 2_000;
 
 /** Which app a process runs: it decides whether the process carries effects out. */
 export type ProcessRole = 'api' | 'worker';
@@ -63,11 +73,24 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   const metrics = createMetrics(database, options.logger);
   const counters = await createRateCounters(config, options.logger);
 
+  const apiKeys = new ApiKeyCache();
+  const decisionInputs = new DecisionInputsCache();
+  const tenantPlans = new TenantPlanCache();
+  const effectAudiences = new EffectAudienceCache();
+  const dropCaches = () => {
+    apiKeys.clear();
+    decisionInputs.clear();
+    tenantPlans.clear();
+    effectAudiences.clear();
+  };
+  const freshness = new CacheFreshness(() => readInvalidationClock(database), { waitMs: FRESHNESS_WAIT_MS, dropCaches });
   const deps: Deps = {
     database,
     clock: options.clock ?? systemClock,
-    apiKeys: new ApiKeyCache(),
-    decisionInputs: new DecisionInputsCache(),
+    apiKeys,
+    decisionInputs,
+    // An embedded database belongs to this one process, which applies its own invalidations at commit.
+    freshness: database.driver === 'pglite' ? { ensure: async () => {} } : freshness,
     evaluations: new EvaluationWriter(database, EVALUATION_WRITES),
     sessionTtlMs: config.sessionTtlMs,
     publicUrl: config.publicUrl,
@@ -79,7 +102,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     },
     mailer: createMailer(config, options.logger),
     chat: createChat(config, options.logger),
-    tenantPlans: new TenantPlanCache(),
+    tenantPlans,
+    effectAudiences,
     rateLimits: { counters, perMinute: config.rateLimits },
     billing: createBilling(config, options.logger),
     observe: metrics.observer,
@@ -88,19 +112,19 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   const stopListening = await database.listen(
     INVALIDATION_CHANNEL,
     (payload) => {
-      const message = parseInvalidation(payload);
-      if (message) applyInvalidation(deps, message);
-      else options.logger.warn({ payload }, 'ignored malformed cache invalidation');
+      const notice = parseNotice(payload);
+      if (!notice) return options.logger.warn({ payload }, 'ignored malformed cache invalidation');
+      for (const change of notice.changes) applyInvalidation(deps, change);
+      freshness.heard(notice.seq);
     },
     () => {
       // Invalidations sent while the listening connection was down never arrive, so a
       // deleted key or a suspended agent would stay usable until its entry's TTL ran out.
-      deps.apiKeys.clear();
-      deps.decisionInputs.clear();
-      deps.tenantPlans.clear();
-      options.logger.warn('cache invalidation listener reconnected; cleared the key, decision and plan caches');
+      options.logger.warn('cache invalidation listener reconnected; clearing the caches');
+      freshness.resynchronize().catch((err) => options.logger.error({ err }, 'could not read the cache invalidation clock'));
     },
   );
+  await freshness.start();
 
   const logger = options.logger;
   let dispatch: Dispatch | null = null;
@@ -153,9 +177,10 @@ function jobBackendFor(config: Config, role: ProcessRole, logger: Logger): JobBa
   return config.redisUrl ? null : new InProcessBackend(logger);
 }
 
-function parseInvalidation(payload: string): Invalidation | null {
+function parseNotice(payload: string): InvalidationNotice | null {
   try {
-    return JSON.parse(payload) as Invalidation;
+    const notice = JSON.parse(payload) as InvalidationNotice;
+    return Number.isInteger(notice.seq) && Array.isArray(notice.changes) ? notice : null;
   } catch {
     return null;
   }

@@ -49,6 +49,9 @@ export function installAuth(app: FastifyInstance, deps: Deps, config: Pick<Confi
 }
 
 async function authenticate(request: FastifyRequest, deps: Deps, config: Pick<Config, 'mode'>): Promise<Principal> {
+  // Keys, decision inputs and plans may come from caches: first make sure they reflect every
+  // change committed before this request began, in whichever process it was made.
+  await deps.freshness.ensure();
   if (config.mode === 'development' && request.headers['x-dev-bypass'] === 'true') {
     return developmentPrincipal(deps);
   }

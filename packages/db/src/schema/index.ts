@@ -6,3 +6,4 @@ export * from './approvals.js';
 export * from './webhooks.js';
 export * from './tenancy.js';
 export * from './outbox.js';
+export * from './caches.js';

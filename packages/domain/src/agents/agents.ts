@@ -105,7 +105,7 @@ export async function updateAgent(deps: Deps, principal: Principal, id: string, 
   return transactionInvalidating(deps, async (tx, invalidate) => {
     const [row] = await tx.update(agents).set(columns).where(agentInTenant(principal, id)).returning();
     if (!row) throw notFound('Agent');
-    await invalidate({ kind: 'agent', id });
+    invalidate({ kind: 'agent', id });
     return row;
   });
 }

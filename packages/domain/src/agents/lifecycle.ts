@@ -63,7 +63,7 @@ export async function moveAgent(deps: Deps, principal: Principal, id: string, ac
     }
     const effects: Effect[] = transition.event ? [{ kind: 'webhook', event: transition.event, data: { agent: presentAgent(row) } }] : [];
     await recordEffects(tx, principal.tenantId, effects, now);
-    await invalidate({ kind: 'agent', id });
+    invalidate({ kind: 'agent', id });
     return row;
   });
 }

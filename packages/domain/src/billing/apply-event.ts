@@ -70,7 +70,7 @@ export async function receiveProviderEvent(deps: Deps, rawBody: Buffer, signatur
       .set({ ...reading.change, providerEventAt: eventAt, updatedAt: deps.clock.now() })
       .where(eq(subscriptions.tenantId, current.tenantId));
     // The plan sets the tenant's rate limits, cached in every API process.
-    await invalidate({ kind: 'tenant_plan', id: current.tenantId });
+    invalidate({ kind: 'tenant_plan', id: current.tenantId });
     return receipt({ outcome: 'applied', tenantId: current.tenantId });
   });
 }

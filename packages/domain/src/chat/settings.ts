@@ -1,3 +1,4 @@
+import { transactionInvalidating } from '../invalidation.js';
 import { eq } from 'drizzle-orm';
 import { chatIntegrations, type Executor } from '@agov/db';
 import type { Principal } from '../access.js';
@@ -64,11 +65,14 @@ export async function putChatSettings(deps: Deps, principal: Principal, input: C
   }
   const now = deps.clock.now();
   const values = { mode: input.mode, enabled: input.enabled, settings, updatedAt: now };
-  const [row] = await deps.database.db
-    .insert(chatIntegrations)
-    .values({ tenantId: principal.tenantId, ...values })
-    .onConflictDoUpdate({ target: chatIntegrations.tenantId, set: values })
-    .returning();
+  const [row] = await transactionInvalidating(deps, (tx, invalidate) => {
+    invalidate({ kind: 'effect_audience', id: principal.tenantId });
+    return tx
+      .insert(chatIntegrations)
+      .values({ tenantId: principal.tenantId, ...values })
+      .onConflictDoUpdate({ target: chatIntegrations.tenantId, set: values })
+      .returning();
+  });
   return integrationOf(row!);
 }
 

@@ -3,6 +3,7 @@ import type { ApprovalRow, TraceRow } from '@agov/db';
 import type { Principal } from '../access.js';
 import { chainEvents, EMPTY_CHAIN } from '../audit/chain-events.js';
 import type { Deps } from '../deps.js';
+import { effectAudience, effectsWithAudience } from '../effect-audience.js';
 import { outboxRows, type Effect } from '../outbox.js';
 import type { DecisionInputs } from '../policy/decision-inputs.js';
 import type { PolicyEffect } from '../policy/matching.js';
@@ -86,7 +87,13 @@ export async function evaluate(deps: Deps, principal: Principal, input: Evaluate
     );
   }
 
-  await deps.evaluations.write({ trace: traceRow, events: chain.rows, approval, effects: outboxRows(trace.tenantId, effects, now) });
+  const audience = await effectAudience(deps, trace.tenantId);
+  await deps.evaluations.write({
+    trace: traceRow,
+    events: chain.rows,
+    approval,
+    effects: outboxRows(trace.tenantId, effectsWithAudience(audience, effects), now),
+  });
 
   return {
     decision: decision.effect,

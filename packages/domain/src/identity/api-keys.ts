@@ -57,7 +57,7 @@ export async function deleteApiKey(deps: Deps, principal: Principal, id: string)
       .where(and(eq(apiKeys.id, id), eq(apiKeys.tenantId, principal.tenantId)))
       .returning({ id: apiKeys.id });
     if (rows.length === 0) throw notFound('API key');
-    await invalidate({ kind: 'api_key', id });
+    invalidate({ kind: 'api_key', id });
   });
 }
 
@@ -71,7 +71,7 @@ export async function rotateApiKey(deps: Deps, principal: Principal, id: string)
       .where(and(eq(apiKeys.id, id), eq(apiKeys.tenantId, principal.tenantId)))
       .returning();
     if (!updated) throw notFound('API key');
-    await invalidate({ kind: 'api_key', id });
+    invalidate({ kind: 'api_key', id });
     return updated;
   });
   return { ...row, key };

@@ -1,3 +1,4 @@
+import { transactionInvalidating } from '../invalidation.js';
 import { eq } from 'drizzle-orm';
 import { notificationSettings, type Executor } from '@agov/db';
 import type { Principal } from '../access.js';
@@ -47,11 +48,14 @@ export async function saveNotificationSettings(
     throw new AppError('validation_error', `Invalid body: reviewer_emails ${message}`, { fields: [{ field: 'reviewer_emails', message }] });
   }
   const saved = { emailEnabled: input.email_enabled, reviewerEmails, updatedAt: deps.clock.now() };
-  const [row] = await deps.database.db
-    .insert(notificationSettings)
-    .values({ tenantId: principal.tenantId, ...saved })
-    .onConflictDoUpdate({ target: notificationSettings.tenantId, set: saved })
-    .returning({ emailEnabled: notificationSettings.emailEnabled, reviewerEmails: notificationSettings.reviewerEmails });
+  const [row] = await transactionInvalidating(deps, (tx, invalidate) => {
+    invalidate({ kind: 'effect_audience', id: principal.tenantId });
+    return tx
+      .insert(notificationSettings)
+      .values({ tenantId: principal.tenantId, ...saved })
+      .onConflictDoUpdate({ target: notificationSettings.tenantId, set: saved })
+      .returning({ emailEnabled: notificationSettings.emailEnabled, reviewerEmails: notificationSettings.reviewerEmails });
+  });
   return row!;
 }
 

@@ -108,7 +108,7 @@ async function announce(tx: Tx, invalidate: Invalidate, rule: PolicyRuleRow, cha
     [{ kind: 'webhook', event: 'policy.updated', data: { policy: presentPolicy(rule), change } }],
     now,
   );
-  await invalidate({ kind: 'agent', id: rule.agentId });
+  invalidate({ kind: 'agent', id: rule.agentId });
 }
 
 export async function createPolicyRule(deps: Deps, principal: Principal, input: PolicyRuleInput): Promise<PolicyRuleRow> {
@@ -210,7 +210,7 @@ export async function deactivatePolicyRule(deps: Deps, principal: Principal, id:
     }
     const [unchanged] = await tx.select().from(policyRules).where(ruleInTenant(principal, id));
     if (!unchanged) throw notFound('Policy rule');
-    await invalidate({ kind: 'agent', id: unchanged.agentId });
+    invalidate({ kind: 'agent', id: unchanged.agentId });
     return unchanged;
   });
 }

@@ -1,3 +1,4 @@
+import { transactionInvalidating } from '../invalidation.js';
 import { and, desc, eq, type SQL } from 'drizzle-orm';
 import { webhookEndpoints, type WebhookEndpointRow } from '@agov/db';
 import type { Principal } from '../access.js';
@@ -32,19 +33,22 @@ export async function createWebhookEndpoint(
 ): Promise<WebhookEndpointRow> {
   await assertWebhookTarget(input.url, deps.mode);
   const now = deps.clock.now();
-  const [row] = await deps.database.db
-    .insert(webhookEndpoints)
-    .values({
-      tenantId: principal.tenantId,
-      url: input.url,
-      events: [...new Set(input.events)],
-      // 32 random bytes as 64 hex characters; the HMAC key is those characters' ASCII bytes.
-      secret: randomHex(32),
-      description: input.description ?? null,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning();
+  const [row] = await transactionInvalidating(deps, (tx, invalidate) => {
+    invalidate({ kind: 'effect_audience', id: principal.tenantId });
+    return tx
+      .insert(webhookEndpoints)
+      .values({
+        tenantId: principal.tenantId,
+        url: input.url,
+        events: [...new Set(input.events)],
+        // 32 random bytes as 64 hex characters; the HMAC key is those characters' ASCII bytes.
+        secret: randomHex(32),
+        description: input.description ?? null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+  });
   return row!;
 }
 
@@ -71,26 +75,29 @@ export async function updateWebhookEndpoint(
   patch: WebhookEndpointPatch,
 ): Promise<WebhookEndpointRow> {
   if (patch.url !== undefined) await assertWebhookTarget(patch.url, deps.mode);
-  const [row] = await deps.database.db
-    .update(webhookEndpoints)
-    .set({
-      url: patch.url,
-      events: patch.events === undefined ? undefined : [...new Set(patch.events)],
-      isActive: patch.is_active,
-      description: patch.description,
-      updatedAt: deps.clock.now(),
-    })
-    .where(webhookEndpointInTenant(principal, id))
-    .returning();
+  const [row] = await transactionInvalidating(deps, (tx, invalidate) => {
+    invalidate({ kind: 'effect_audience', id: principal.tenantId });
+    return tx
+      .update(webhookEndpoints)
+      .set({
+        url: patch.url,
+        events: patch.events === undefined ? undefined : [...new Set(patch.events)],
+        isActive: patch.is_active,
+        description: patch.description,
+        updatedAt: deps.clock.now(),
+      })
+      .where(webhookEndpointInTenant(principal, id))
+      .returning();
+  });
   if (!row) throw notFound('Webhook endpoint');
   return row;
 }
 
 /** Removes the endpoint; its delivery history goes with it (the foreign key cascades). */
 export async function deleteWebhookEndpoint(deps: Deps, principal: Principal, id: string): Promise<void> {
-  const rows = await deps.database.db
-    .delete(webhookEndpoints)
-    .where(webhookEndpointInTenant(principal, id))
-    .returning({ id: webhookEndpoints.id });
+  const rows = await transactionInvalidating(deps, (tx, invalidate) => {
+    invalidate({ kind: 'effect_audience', id: principal.tenantId });
+    return tx.delete(webhookEndpoints).where(webhookEndpointInTenant(principal, id)).returning({ id: webhookEndpoints.id });
+  });
   if (rows.length === 0) throw notFound('Webhook endpoint');
 }

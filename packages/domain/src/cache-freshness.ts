@@ -1,0 +1,99 @@
+/**
+ * Whether this process has applied every cache invalidation committed so far, anywhere.
+ *
+ * Each invalidating transaction moves a counter in the database (the invalidation clock) and
+ * announces its new value with its invalidations; the LISTEN connection delivers those in
+ * commit order, so `heard(n)` means every change up to n has been applied here. A request
+ * that is about to trust a cache calls `ensure()`: it reads the clock with a statement that
+ * starts after the call, and if a change this process has not heard of yet was committed
+ * before that, waits until the listener applies it. So a key deleted or an agent suspended
+ * through another process is honoured here by any request that starts after that change
+ * answered, instead of "within a few milliseconds".
+ *
+ * Reads are shared: callers arriving while one is in flight wait for the next one, which
+ * serves them all, so under load the check costs about one statement per round trip, not one
+ * per request.
+ */
+export class CacheFreshness {
+  private heardThrough = 0;
+  private readonly waiting: { seq: number; resolve(): void }[] = [];
+  private nextRead: Promise<number> | null = null;
+  private readInFlight: Promise<number> | null = null;
+
+  constructor(
+    private readonly readClock: () => Promise<number>,
+    private readonly options: {
+      /** How long to wait for the listener before assuming its notifications are lost. */
+      waitMs: number;
+      /** Drops every cached entry: what to do when invalidations may have been missed. */
+      dropCaches(): void;
+    },
+  ) {}
+
+  /** From here on, the listener hears every change: start counting from the clock's value now. */
+  async start(): Promise<void> {
+    this.markHeard(await this.readClock());
+  }
+
+  /** The listener applied the invalidations of change `seq` (and so of every change before it). */
+  heard(seq: number): void {
+    this.markHeard(seq);
+  }
+
+  /**
+   * The listener lost its connection: notifications sent meanwhile are gone. Drops the caches
+   * and counts from the clock's value after the subscription was made again.
+   */
+  async resynchronize(): Promise<void> {
+    this.options.dropCaches();
+    this.markHeard(await this.readClock());
+  }
+
+  /** Resolves once this process has applied every invalidation committed before the call. */
+  async ensure(): Promise<void> {
+    const committed = await this.readAfterNow();
+    if (committed <= this.heardThrough) return;
+    const heard = new Promise<boolean>((resolve) => this.waiting.push({ seq: committed, resolve: () => resolve(true) }));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.options.waitMs);
+    });
+    const inTime = await Promise.race([heard, late]);
+    clearTimeout(timer);
+    if (!inTime) {
+      // Entries loaded after this drop come from snapshots that include every change up to
+      // `committed`, so counting it as heard is safe.
+      this.options.dropCaches();
+      this.markHeard(committed);
+    }
+  }
+
+  private markHeard(seq: number): void {
+    if (seq <= this.heardThrough) return;
+    this.heardThrough = seq;
+    for (let i = this.waiting.length - 1; i >= 0; i -= 1) {
+      const waiter = this.waiting[i]!;
+      if (waiter.seq <= seq) {
+        this.waiting.splice(i, 1);
+        waiter.resolve();
+      }
+    }
+  }
+
+  /** The clock's value from a read that starts after this call; one such read serves every caller waiting for it. */
+  private readAfterNow(): Promise<number> {
+    this.nextRead ??= (async () => {
+      // The read under way may have started before some of its callers: wait for it to end.
+      await this.readInFlight?.catch(() => undefined);
+      this.nextRead = null;
+      const read = this.readClock();
+      this.readInFlight = read;
+      try {
+        return await read;
+      } finally {
+        if (this.readInFlight === read) this.readInFlight = null;
+      }
+    })();
+    return this.nextRead;
+  }
+}
