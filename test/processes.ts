@@ -39,7 +39,11 @@ export async function startProcess(
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${command} did not become ready:\n${output}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // Not left running: nothing would stop it.
+      child.kill('SIGKILL');
+      reject(new Error(`${command} did not become ready:\n${output}`));
+    }, timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (ready.test(output)) {
