@@ -1,5 +1,122 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { api, unwrap } from '../../api/client';
+import { StatusBadge } from '../../ui/Badge';
+import { ErrorNotice } from '../../ui/ErrorNotice';
 import { PageHeader } from '../../ui/PageHeader';
+import { Time } from '../../ui/Time';
+import { ChainBadge } from '../traces/ChainBadge';
+import { EventTimeline } from '../traces/EventTimeline';
+import { fetchTrace, tracesKey } from '../traces/queries';
+import { DecideButtons } from './DecideButtons';
+import { approvalsKey, fetchApproval } from './queries';
 
+/** Where e-mail and chat links land: everything a reviewer needs to decide, and the decision once made. */
 export function ApprovalPage() {
-  return <PageHeader title="ApprovalPage" />;
+  const { id = '' } = useParams();
+  const approval = useQuery({
+    queryKey: [...approvalsKey, id],
+    queryFn: () => fetchApproval(id),
+    // While it waits, it may be decided elsewhere (Slack, another reviewer) or expire.
+    refetchInterval: (query) => (query.state.data?.data.status === 'pending' ? 5_000 : false),
+  });
+  const request = approval.data?.data;
+  const agent = useQuery({
+    queryKey: ['agents', request?.agent_id],
+    queryFn: () => unwrap(api.GET('/api/v1/agents/{id}', { params: { path: { id: request!.agent_id } } })),
+    enabled: Boolean(request),
+  });
+  const trace = useQuery({
+    queryKey: [...tracesKey, request?.trace_id, request?.status],
+    queryFn: () => fetchTrace(request!.trace_id),
+    enabled: Boolean(request),
+  });
+
+  if (approval.isPending) return <p className="muted">Loading…</p>;
+  if (approval.isError) return <ErrorNotice error={approval.error} />;
+  const a = approval.data.data;
+  const agentName = agent.data?.data.name;
+  return (
+    <section>
+      <PageHeader title={`Approval: ${a.requested_operation}`} actions={<DecideButtons approval={a} />}>
+        <StatusBadge value={a.status} /> requested <Time value={a.requested_at} relativeToNow />
+      </PageHeader>
+      <div className="grid">
+        <div className="card">
+          <h2>Request</h2>
+          <dl className="facts">
+            <dt>Agent</dt>
+            <dd>
+              <Link to={`/agents/${a.agent_id}`}>{agentName ?? a.agent_id}</Link>
+              {agent.data && (
+                <span className="muted">
+                  {' '}
+                  ({agent.data.data.environment}, owner {agent.data.data.owner_name})
+                </span>
+              )}
+            </dd>
+            <dt>Operation</dt>
+            <dd>{a.requested_operation}</dd>
+            <dt>Integration</dt>
+            <dd>{a.target_integration}</dd>
+            <dt>Resource</dt>
+            <dd className="mono">{a.resource_scope}</dd>
+            <dt>Classification</dt>
+            <dd>{a.data_classification}</dd>
+            <dt>Risk</dt>
+            <dd>
+              <StatusBadge value={a.risk_classification} />
+            </dd>
+            <dt>Authority</dt>
+            <dd>
+              {a.authority_model}, on behalf of {a.delegated_from}
+            </dd>
+            <dt>Expires</dt>
+            <dd>
+              <Time value={a.expires_at} />
+            </dd>
+          </dl>
+        </div>
+        <div className="card">
+          <h2>Why it needs approval</h2>
+          <p>{a.flag_reason}</p>
+          <h2>Decision</h2>
+          {a.status === 'pending' ? (
+            <p className="muted">Waiting for a reviewer.</p>
+          ) : a.status === 'expired' ? (
+            <p>Expired without a decision.</p>
+          ) : (
+            <dl className="facts">
+              <dt>Decision</dt>
+              <dd>
+                <StatusBadge value={a.status} />
+              </dd>
+              <dt>By</dt>
+              <dd>{a.approver_name}</dd>
+              <dt>At</dt>
+              <dd>
+                <Time value={a.decided_at} />
+              </dd>
+              <dt>Note</dt>
+              <dd>{a.decision_note ?? <span className="muted">none</span>}</dd>
+            </dl>
+          )}
+        </div>
+      </div>
+      <h2>Context the agent sent</h2>
+      <pre className="json">{JSON.stringify(a.context_snapshot, null, 2)}</pre>
+      <h2>
+        Trace <Link to={`/traces/${a.trace_id}`}>open</Link>
+      </h2>
+      {trace.data && (
+        <>
+          <p>
+            <StatusBadge value={trace.data.final_outcome} /> <ChainBadge traceId={a.trace_id} eventCount={trace.data.events.length} />
+          </p>
+          <EventTimeline events={trace.data.events} />
+        </>
+      )}
+      <ErrorNotice error={trace.error ?? agent.error} />
+    </section>
+  );
 }
