@@ -1,0 +1,123 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentBody } from '../../api/test/fixtures.js';
+import {
+  type Account,
+  callApi,
+  expectAccessible,
+  launchBrowser,
+  newPage,
+  PASSWORD,
+  screenshot,
+  type Service,
+  signIn,
+  signUp,
+  startService,
+} from './browser.js';
+
+describe('the agents pages', () => {
+  let service: Service;
+  let browser: Browser;
+  let account: Account;
+
+  beforeAll(async () => {
+    [service, browser] = await Promise.all([startService(), launchBrowser()]);
+    account = await signUp(service, 'Agent Co');
+    await callApi(service, account, 'POST', '/api/v1/agents', agentBody({ name: 'billing-bot', environment: 'prod' }));
+    await callApi(service, account, 'POST', '/api/v1/agents', agentBody({ name: 'triage-bot', environment: 'test' }));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+  });
+
+  const names = (page: Page) => page.locator('tbody tr td:first-child').allTextContents();
+  const state = (page: Page) => page.locator('.page-header .badge').textContent();
+
+  it('creates an agent, shows the server’s complaint on the field, and walks its lifecycle', async () => {
+    const { page, context } = await newPage(browser, service.baseUrl);
+    await signIn(page, account.email, PASSWORD, '/agents');
+    await expect.poll(() => names(page)).toEqual(['triage-bot', 'billing-bot']);
+    await expectAccessible(page);
+    await screenshot(page, 'agents-list');
+
+    await page.getByRole('button', { name: 'Environment' }).click();
+    await page.getByRole('option', { name: 'prod' }).click();
+    await expect.poll(() => names(page)).toEqual(['billing-bot']);
+
+    await page.getByRole('button', { name: 'New agent' }).click();
+    await page.getByLabel('Name').first().fill('deploy-bot');
+    await page.getByLabel('Team').fill('platform');
+    await page.getByLabel("Owner's role").fill('SRE lead');
+    await page.getByLabel('Description').fill('Ships releases');
+    await page.getByLabel('Resource scope 1').fill('repo/*');
+    await page.getByLabel('Operations 1').fill('read, deploy');
+    // Integration 1 is left empty: the server names the field.
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    const integrationField = page.locator('.field', { has: page.getByLabel('Integration 1') });
+    await expect.poll(() => integrationField.locator('[slot="errorMessage"]').textContent()).not.toBe('');
+    expect(await page.getByLabel('Integration 1').getAttribute('aria-invalid')).toBe('true');
+
+    await page.getByLabel('Integration 1').fill('github');
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    await page.getByRole('heading', { name: 'deploy-bot' }).waitFor();
+    expect(await page.locator('tbody tr').first().locator('td').allTextContents()).toEqual([
+      'github',
+      'repo/*',
+      'internal',
+      'read, deploy',
+    ]);
+    expect(await state(page)).toBe('active');
+    await expectAccessible(page);
+    await screenshot(page, 'agent-detail');
+
+    // Suspend from the keyboard alone.
+    await page.getByRole('button', { name: 'Suspend' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => state(page)).toBe('suspended');
+
+    await page.getByRole('button', { name: 'Reactivate' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Reactivate' }).click();
+    await expect.poll(() => state(page)).toBe('active');
+
+    await page.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await expect.poll(() => state(page)).toBe('revoked');
+    expect(await page.getByRole('button', { name: /Reactivate|Suspend|Edit/ }).count()).toBe(0);
+    await context.close();
+  });
+
+  it('edits one field and sends only that', async () => {
+    const { page, context } = await newPage(browser, service.baseUrl);
+    await signIn(page, account.email, PASSWORD, '/agents?search=triage');
+    await page.getByRole('link', { name: 'triage-bot' }).click();
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Team').fill('support');
+    const [patch] = await Promise.all([
+      page.waitForRequest((request) => request.method() === 'PATCH'),
+      page.getByRole('button', { name: 'Save changes' }).click(),
+    ]);
+    // The team, and the signature of whoever changed it (the agent was created by someone else).
+    expect(JSON.parse(patch.postData()!)).toEqual({ team: 'support', modified_by: account.email, modified_at: expect.any(String) });
+    await expect.poll(() => page.locator('.facts dd').nth(1).textContent()).toBe('support');
+    await context.close();
+  });
+
+  it('shows a viewer the agents, at phone width too, with nothing to change', async () => {
+    const email = `viewer.${Date.now()}@example.test`;
+    await callApi(service, account, 'POST', '/api/v1/users', { name: 'Val Viewer', email, password: PASSWORD, role: 'viewer' });
+    const { page, context } = await newPage(browser, service.baseUrl, 'phone');
+    await signIn(page, email, PASSWORD, '/agents');
+    await expect.poll(() => names(page)).toEqual(['deploy-bot', 'triage-bot', 'billing-bot']);
+    expect(await page.getByRole('button', { name: 'New agent' }).count()).toBe(0);
+    await expectAccessible(page);
+    await page.getByRole('link', { name: 'billing-bot' }).click();
+    await page.getByRole('heading', { name: 'billing-bot' }).waitFor();
+    expect(await page.getByRole('button', { name: /Edit|Suspend|Revoke/ }).count()).toBe(0);
+    await context.close();
+  });
+});
