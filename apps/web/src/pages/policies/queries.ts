@@ -1,0 +1,11 @@
+import { api, unwrap } from '../../api/client';
+import type { paths } from '../../api/schema';
+
+export type RuleBody = paths['/api/v1/policies']['post']['requestBody']['content']['application/json'];
+export const EFFECTS = ['allow', 'approval_required', 'deny'] as const;
+
+export function fetchRule(id: string) {
+  return unwrap(api.GET('/api/v1/policies/{id}', { params: { path: { id } } }));
+}
+
+export type Rule = Awaited<ReturnType<typeof fetchRule>>['data'];

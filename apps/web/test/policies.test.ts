@@ -1,0 +1,105 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentBody } from '../../api/test/fixtures.js';
+import {
+  type Account,
+  callApi,
+  expectAccessible,
+  launchBrowser,
+  newPage,
+  PASSWORD,
+  screenshot,
+  type Service,
+  signIn,
+  signUp,
+  startService,
+} from './browser.js';
+
+describe('the policies pages', () => {
+  let service: Service;
+  let browser: Browser;
+  let account: Account;
+
+  beforeAll(async () => {
+    [service, browser] = await Promise.all([startService(), launchBrowser()]);
+    account = await signUp(service, 'Policy Co');
+    await callApi(service, account, 'POST', '/api/v1/agents', agentBody({ name: 'release-bot' }));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+  });
+
+  async function save(page: Page, field: string, value: string) {
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel(field).fill(value);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).waitFor({ state: 'detached' });
+  }
+
+  it('creates a rule, edits it twice, compares versions, tries an action, and deactivates it', async () => {
+    const { page, context } = await newPage(browser, service.baseUrl);
+    await signIn(page, account.email, PASSWORD, '/policies');
+    await page.getByRole('button', { name: 'New rule' }).click();
+    await page.getByLabel('Rule name').fill('Deploys need a human');
+    await page.getByLabel('Integration', { exact: true }).fill('github');
+    await page.getByLabel('Operation', { exact: true }).fill('deploy');
+    await page.getByLabel('Resource scope').fill('repo/*');
+    await page.getByLabel('Rationale').fill('short');
+    await page.getByRole('button', { name: 'Create rule' }).click();
+    // 10 characters at least: the server says so, on the field.
+    await expect.poll(() => page.getByLabel('Rationale').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Rationale').fill('Production deploys need a second pair of eyes.');
+    await page.getByRole('button', { name: 'Create rule' }).click();
+    await page.getByRole('heading', { name: 'Deploys need a human' }).waitFor();
+    await expect.poll(() => page.locator('.page-header p').textContent()).toBe('approval required version 1, active');
+
+    await save(page, 'Priority', '250');
+    await expect.poll(() => page.locator('.page-header p').textContent()).toBe('approval required version 2, active');
+    await save(page, 'Rationale', 'Deploys to production need a reviewer.');
+    await expect.poll(() => page.locator('.page-header p').textContent()).toBe('approval required version 3, active');
+
+    await expect.poll(() => page.locator('table').first().locator('tbody td:first-child').allTextContents()).toEqual(['3', '2', '1']);
+    const changes = page.getByRole('table', { name: 'Changes from version 1 to version 3' });
+    await expect
+      .poll(() => changes.locator('tbody tr').evaluateAll((rows) => rows.map((row) => [...row.children].map((cell) => cell.textContent))))
+      .toEqual([
+        ['rationale', 'Production deploys need a second pair of eyes.', 'Deploys to production need a reviewer.'],
+        ['priority', '100', '250'],
+      ]);
+    await expectAccessible(page);
+    await screenshot(page, 'policy-detail');
+
+    await page.getByRole('link', { name: 'Policies' }).click();
+    await page.getByLabel('Operation to test').fill('deploy');
+    await page.getByLabel('Integration to test').fill('github');
+    await page.getByLabel('Resource to test').fill('repo/web');
+    await page.getByRole('button', { name: 'Test', exact: true }).click();
+    await expect
+      .poll(() => page.locator('output').textContent())
+      .toBe('approval required Deploys to production need a reviewer. (rule, version 3)');
+    await expectAccessible(page);
+    await screenshot(page, 'policies-list');
+
+    await page.getByRole('link', { name: 'Deploys need a human' }).click();
+    await page.getByRole('button', { name: 'Deactivate' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Deactivate' }).click();
+    await expect.poll(() => page.locator('.page-header p').textContent()).toBe('approval required version 3, inactive');
+    await context.close();
+  });
+
+  it('lets a viewer read and test rules at phone width, but not change them', async () => {
+    const email = `viewer.${Date.now()}@example.test`;
+    await callApi(service, account, 'POST', '/api/v1/users', { name: 'Vera Viewer', email, password: PASSWORD, role: 'viewer' });
+    const { page, context } = await newPage(browser, service.baseUrl, 'phone');
+    await signIn(page, email, PASSWORD, '/policies');
+    await page.getByRole('link', { name: 'Deploys need a human' }).waitFor();
+    expect(await page.getByRole('button', { name: 'New rule' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Test', exact: true }).count()).toBe(1);
+    await expectAccessible(page);
+    await page.getByRole('link', { name: 'Deploys need a human' }).click();
+    await page.getByRole('heading', { name: 'History' }).waitFor();
+    expect(await page.getByRole('button', { name: /Edit|Deactivate/ }).count()).toBe(0);
+    await context.close();
+  });
+});
