@@ -9,7 +9,8 @@ import { PageHeader } from '../../ui/PageHeader';
 import { Pagination } from '../../ui/Pagination';
 import { Time } from '../../ui/Time';
 import { fetchAgentNames } from '../approvals/queries';
-import { OUTCOMES, tracesKey } from './queries';
+import { OUTCOMES } from './outcomes';
+import { tracesKey } from './queries';
 
 const PAGE_SIZE = 20;
 const ANY = 'any';

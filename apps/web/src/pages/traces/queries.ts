@@ -12,5 +12,3 @@ export function fetchVerification(traceId: string) {
 
 export type Trace = Awaited<ReturnType<typeof fetchTrace>>;
 export type TraceEvent = Trace['events'][number];
-
-export const OUTCOMES = ['in_progress', 'executed', 'blocked', 'denied', 'completed_with_approval', 'expired'] as const;
