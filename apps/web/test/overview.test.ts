@@ -8,7 +8,6 @@ import {
   expectAccessible,
   launchBrowser,
   newPage,
-  PASSWORD,
   screenshot,
   type Service,
   signIn,
