@@ -1,5 +1,15 @@
 import { PageHeader } from '../../ui/PageHeader';
+import { BillingSettings } from './BillingSettings';
+import { ChatSettings } from './ChatSettings';
+import { EmailSettings } from './EmailSettings';
 
 export function SettingsPage() {
-  return <PageHeader title="SettingsPage" />;
+  return (
+    <section>
+      <PageHeader title="Settings">Where approval requests reach reviewers, and the plan.</PageHeader>
+      <EmailSettings />
+      <ChatSettings />
+      <BillingSettings />
+    </section>
+  );
 }
