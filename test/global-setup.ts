@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
+import { CHROMIUM } from './chromium.js';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '@agov/db';
 
@@ -28,7 +29,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  */
 function prepareBuiltService() {
   execFileSync('npx', ['turbo', 'run', 'build', '--output-logs=errors-only'], { cwd: root, stdio: 'inherit' });
-  if (!existsSync('/usr/bin/chromium')) {
+  if (!existsSync(CHROMIUM)) {
     const apt = (...args: string[]) =>
       execFileSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
     apt('update');

@@ -3,24 +3,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
+export { launchBrowser } from '../../../test/chromium.js';
 import { freePort, startProcess, type Started } from '../../../test/processes.js';
-
-/** Debian's Chromium, which the test setup installs when it is missing. */
-export const CHROMIUM = '/usr/bin/chromium';
-
-/** Without the background-networking flags Chromium keeps calling Google's hosts, which this network refuses. */
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -56,10 +42,6 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
 }
 
 export type Width = 'desktop' | 'phone';
