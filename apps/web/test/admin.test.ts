@@ -1,36 +1,13 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { action, agentBody, policyBody } from '../../api/test/fixtures.js';
-import {
-  type Account,
-  callApi,
-  expectAccessible,
-  launchBrowser,
-  newPage,
-  PASSWORD,
-  screenshot,
-  type Service,
-  signIn,
-  signUp,
-  startService,
-} from './browser.js';
+import { callApi, expectAccessible, newPage, PASSWORD, screenshot, signIn, browserSuite, evaluateAs } from './browser.js';
 
 describe('the admin pages and what each role sees', () => {
-  let service: Service;
-  let browser: Browser;
-  let account: Account;
-
-  beforeAll(async () => {
-    [service, browser] = await Promise.all([startService(), launchBrowser()]);
-    account = await signUp(service, 'Admin Co');
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await service?.stop();
-  });
+  const t = browserSuite('Admin Co');
 
   const me = (key: string) =>
-    fetch(`${service.baseUrl}/api/v1/auth/me`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
+    fetch(`${t.service.baseUrl}/api/v1/auth/me`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
   const secretOf = (page: Page) => page.locator('code.secret').textContent();
   /** The main navigation's links, without the pending count beside Approvals. */
   const navLinks = async (page: Page) =>
@@ -40,13 +17,13 @@ describe('the admin pages and what each role sees', () => {
 
   async function userWithRole(role: 'admin' | 'reviewer' | 'viewer') {
     const email = `${role}.${Date.now()}.${Math.random().toString(36).slice(2)}@example.test`;
-    await callApi(service, account, 'POST', '/api/v1/users', { name: `${role} person`, email, password: PASSWORD, role });
+    await callApi(t.service, t.account, 'POST', '/api/v1/users', { name: `${role} person`, email, password: PASSWORD, role });
     return email;
   }
 
   it('creates a key from a preset, shows its secret once, rotates it and deletes it', async () => {
-    const { page, context } = await newPage(browser, service.baseUrl);
-    await signIn(page, account.email, PASSWORD, '/api-keys');
+    const { page, context } = await newPage(t.browser, t.service.baseUrl);
+    await signIn(page, t.account.email, PASSWORD, '/api-keys');
     await page.getByLabel('Key name').fill('approvals bot');
     await page.getByRole('button', { name: 'Scopes' }).click();
     await page.getByRole('option', { name: 'Approval client' }).click();
@@ -82,8 +59,8 @@ describe('the admin pages and what each role sees', () => {
   });
 
   it('adds a webhook endpoint, refuses a private address on the field, tests it and lists its deliveries', async () => {
-    const { page, context } = await newPage(browser, service.baseUrl);
-    await signIn(page, account.email, PASSWORD, '/webhooks');
+    const { page, context } = await newPage(t.browser, t.service.baseUrl);
+    await signIn(page, t.account.email, PASSWORD, '/webhooks');
     await page.getByLabel('URL').fill('https://10.0.0.1/hook');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await expect.poll(() => page.getByLabel('URL').getAttribute('aria-invalid')).toBe('true');
@@ -104,13 +81,9 @@ describe('the admin pages and what each role sees', () => {
     await screenshot(page, 'webhooks');
 
     // An approval, so there is a delivery to list (the address is never reached from here).
-    const agent = await callApi<{ data: { id: string } }>(service, account, 'POST', '/api/v1/agents', agentBody());
-    await callApi(service, account, 'POST', '/api/v1/policies', policyBody(agent.data.id, { policy_effect: 'approval_required' }));
-    await fetch(`${service.baseUrl}/api/v1/evaluate`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify(action(agent.data.id)),
-    });
+    const agent = await callApi<{ data: { id: string } }>(t.service, t.account, 'POST', '/api/v1/agents', agentBody());
+    await callApi(t.service, t.account, 'POST', '/api/v1/policies', policyBody(agent.data.id, { policy_effect: 'approval_required' }));
+    await evaluateAs(t.service, t.account.apiKey, action(agent.data.id));
 
     await link.click();
     await page.getByRole('button', { name: 'Send a test event' }).click();
@@ -126,8 +99,8 @@ describe('the admin pages and what each role sees', () => {
   });
 
   it('adds a reviewer who signs in without the admin pages, changes their role, and removes them', async () => {
-    const { page, context } = await newPage(browser, service.baseUrl);
-    await signIn(page, account.email, PASSWORD, '/users');
+    const { page, context } = await newPage(t.browser, t.service.baseUrl);
+    await signIn(page, t.account.email, PASSWORD, '/users');
     await page.getByLabel('Name', { exact: true }).fill('Rex Reviewer');
     await page.getByLabel('E-mail').fill('rex@example.test');
     await page.getByLabel('Initial password').fill(PASSWORD);
@@ -138,7 +111,7 @@ describe('the admin pages and what each role sees', () => {
     await expectAccessible(page);
     await screenshot(page, 'users');
 
-    const rex = await newPage(browser, service.baseUrl);
+    const rex = await newPage(t.browser, t.service.baseUrl);
     await signIn(rex.page, 'rex@example.test');
     expect(await navLinks(rex.page)).toEqual(['Overview', 'Approvals', 'Traces', 'Agents', 'Policies']);
     await rex.context.close();
@@ -148,7 +121,7 @@ describe('the admin pages and what each role sees', () => {
     await expect
       .poll(
         async () =>
-          (await callApi<{ data: { email: string; role: string }[] }>(service, account, 'GET', '/api/v1/users')).data.find(
+          (await callApi<{ data: { email: string; role: string }[] }>(t.service, t.account, 'GET', '/api/v1/users')).data.find(
             (u) => u.email === 'rex@example.test',
           )?.role,
       )
@@ -157,7 +130,7 @@ describe('the admin pages and what each role sees', () => {
     await row.getByRole('button', { name: 'Remove Rex Reviewer' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
     await row.waitFor({ state: 'detached' });
-    const login = await fetch(`${service.baseUrl}/api/v1/auth/login`, {
+    const login = await fetch(`${t.service.baseUrl}/api/v1/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'rex@example.test', password: PASSWORD }),
@@ -167,8 +140,8 @@ describe('the admin pages and what each role sees', () => {
   });
 
   it('saves reviewers’ e-mail and Slack settings, never echoing a secret, and shows the plan', async () => {
-    const { page, context } = await newPage(browser, service.baseUrl);
-    await signIn(page, account.email, PASSWORD, '/settings');
+    const { page, context } = await newPage(t.browser, t.service.baseUrl);
+    await signIn(page, t.account.email, PASSWORD, '/settings');
     await page.getByText('E-mail reviewers when an approval is requested').click();
     await page.getByRole('button', { name: 'Save e-mail settings' }).click();
     await expect.poll(() => page.getByLabel('Reviewer addresses').getAttribute('aria-invalid')).toBe('true');
@@ -198,7 +171,7 @@ describe('the admin pages and what each role sees', () => {
       viewer: ['Overview', 'Approvals', 'Traces', 'Agents', 'Policies'],
     } as const;
     for (const role of ['admin', 'reviewer', 'viewer'] as const) {
-      const { page, context } = await newPage(browser, service.baseUrl, 'phone');
+      const { page, context } = await newPage(t.browser, t.service.baseUrl, 'phone');
       await signIn(page, await userWithRole(role));
       expect(await navLinks(page)).toEqual([...expected[role]]);
       await expectAccessible(page);

@@ -1,42 +1,22 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { agentBody } from '../../api/test/fixtures.js';
-import {
-  type Account,
-  callApi,
-  expectAccessible,
-  launchBrowser,
-  newPage,
-  PASSWORD,
-  screenshot,
-  type Service,
-  signIn,
-  signUp,
-  startService,
-} from './browser.js';
+import { callApi, expectAccessible, newPage, PASSWORD, screenshot, signIn, browserSuite } from './browser.js';
 
 describe('the agents pages', () => {
-  let service: Service;
-  let browser: Browser;
-  let account: Account;
+  const t = browserSuite('Agent Co');
 
   beforeAll(async () => {
-    [service, browser] = await Promise.all([startService(), launchBrowser()]);
-    account = await signUp(service, 'Agent Co');
-    await callApi(service, account, 'POST', '/api/v1/agents', agentBody({ name: 'billing-bot', environment: 'prod' }));
-    await callApi(service, account, 'POST', '/api/v1/agents', agentBody({ name: 'triage-bot', environment: 'test' }));
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await service?.stop();
+    await callApi(t.service, t.account, 'POST', '/api/v1/agents', agentBody({ name: 'billing-bot', environment: 'prod' }));
+    await callApi(t.service, t.account, 'POST', '/api/v1/agents', agentBody({ name: 'triage-bot', environment: 'test' }));
   });
 
   const names = (page: Page) => page.locator('tbody tr td:first-child').allTextContents();
   const state = (page: Page) => page.locator('.page-header .badge').textContent();
 
   it('creates an agent, shows the server’s complaint on the field, and walks its lifecycle', async () => {
-    const { page, context } = await newPage(browser, service.baseUrl);
-    await signIn(page, account.email, PASSWORD, '/agents');
+    const { page, context } = await newPage(t.browser, t.service.baseUrl);
+    await signIn(page, t.account.email, PASSWORD, '/agents');
     await expect.poll(() => names(page)).toEqual(['triage-bot', 'billing-bot']);
     await expectAccessible(page);
     await screenshot(page, 'agents-list');
@@ -92,8 +72,8 @@ describe('the agents pages', () => {
   });
 
   it('edits one field and sends only that', async () => {
-    const { page, context } = await newPage(browser, service.baseUrl);
-    await signIn(page, account.email, PASSWORD, '/agents?search=triage');
+    const { page, context } = await newPage(t.browser, t.service.baseUrl);
+    await signIn(page, t.account.email, PASSWORD, '/agents?search=triage');
     await page.getByRole('link', { name: 'triage-bot' }).click();
     await page.getByRole('button', { name: 'Edit' }).click();
     await page.getByLabel('Team').fill('support');
@@ -102,15 +82,15 @@ describe('the agents pages', () => {
       page.getByRole('button', { name: 'Save changes' }).click(),
     ]);
     // The team, and the signature of whoever changed it (the agent was created by someone else).
-    expect(JSON.parse(patch.postData()!)).toEqual({ team: 'support', modified_by: account.email, modified_at: expect.any(String) });
+    expect(JSON.parse(patch.postData()!)).toEqual({ team: 'support', modified_by: t.account.email, modified_at: expect.any(String) });
     await expect.poll(() => page.locator('.facts dd').nth(1).textContent()).toBe('support');
     await context.close();
   });
 
   it('shows a viewer the agents, at phone width too, with nothing to change', async () => {
     const email = `viewer.${Date.now()}@example.test`;
-    await callApi(service, account, 'POST', '/api/v1/users', { name: 'Val Viewer', email, password: PASSWORD, role: 'viewer' });
-    const { page, context } = await newPage(browser, service.baseUrl, 'phone');
+    await callApi(t.service, t.account, 'POST', '/api/v1/users', { name: 'Val Viewer', email, password: PASSWORD, role: 'viewer' });
+    const { page, context } = await newPage(t.browser, t.service.baseUrl, 'phone');
     await signIn(page, email, PASSWORD, '/agents');
     await expect.poll(() => names(page)).toEqual(['deploy-bot', 'triage-bot', 'billing-bot']);
     expect(await page.getByRole('button', { name: 'New agent' }).count()).toBe(0);

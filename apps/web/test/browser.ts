@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { expect } from 'vitest';
-export { launchBrowser } from '../../../test/chromium.js';
+import { launchBrowser } from '../../../test/chromium.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+export { launchBrowser };
 import { freePort, startProcess, type Started } from '../../../test/processes.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
@@ -128,4 +129,40 @@ export async function expectAccessible(page: Page) {
 export async function screenshot(page: Page, name: string) {
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
+}
+
+export interface Suite {
+  service: Service;
+  browser: Browser;
+  /** The organisation signed up for the file's tests. */
+  account: Account;
+}
+
+/** A test file's service, browser and organisation: started before its tests, stopped after them. */
+export function browserSuite(organization: string): Suite {
+  const suite = {} as Suite;
+  beforeAll(async () => {
+    [suite.service, suite.browser] = await Promise.all([startService(), launchBrowser()]);
+    suite.account = await signUp(suite.service, organization);
+  });
+  afterAll(async () => {
+    await suite.browser?.close();
+    await suite.service?.stop();
+  });
+  return suite;
+}
+
+/** What an agent runtime does: asks POST /api/v1/evaluate with its API key. */
+export async function evaluateAs<T = { decision: string; trace_id: string; approval_request_id: string | null }>(
+  service: Service,
+  apiKey: string,
+  body: unknown,
+): Promise<T> {
+  const response = await fetch(`${service.baseUrl}/api/v1/evaluate`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(response.status, await response.clone().text()).toBe(200);
+  return (await response.json()) as T;
 }

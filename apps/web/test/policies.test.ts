@@ -1,33 +1,13 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { agentBody } from '../../api/test/fixtures.js';
-import {
-  type Account,
-  callApi,
-  expectAccessible,
-  launchBrowser,
-  newPage,
-  PASSWORD,
-  screenshot,
-  type Service,
-  signIn,
-  signUp,
-  startService,
-} from './browser.js';
+import { callApi, expectAccessible, newPage, PASSWORD, screenshot, signIn, browserSuite } from './browser.js';
 
 describe('the policies pages', () => {
-  let service: Service;
-  let browser: Browser;
-  let account: Account;
+  const t = browserSuite('Policy Co');
 
   beforeAll(async () => {
-    [service, browser] = await Promise.all([startService(), launchBrowser()]);
-    account = await signUp(service, 'Policy Co');
-    await callApi(service, account, 'POST', '/api/v1/agents', agentBody({ name: 'release-bot' }));
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await service?.stop();
+    await callApi(t.service, t.account, 'POST', '/api/v1/agents', agentBody({ name: 'release-bot' }));
   });
 
   async function save(page: Page, field: string, value: string) {
@@ -38,8 +18,8 @@ describe('the policies pages', () => {
   }
 
   it('creates a rule, edits it twice, compares versions, tries an action, and deactivates it', async () => {
-    const { page, context } = await newPage(browser, service.baseUrl);
-    await signIn(page, account.email, PASSWORD, '/policies');
+    const { page, context } = await newPage(t.browser, t.service.baseUrl);
+    await signIn(page, t.account.email, PASSWORD, '/policies');
     await page.getByRole('button', { name: 'New rule' }).click();
     await page.getByLabel('Rule name').fill('Deploys need a human');
     await page.getByLabel('Integration', { exact: true }).fill('github');
@@ -90,8 +70,8 @@ describe('the policies pages', () => {
 
   it('lets a viewer read and test rules at phone width, but not change them', async () => {
     const email = `viewer.${Date.now()}@example.test`;
-    await callApi(service, account, 'POST', '/api/v1/users', { name: 'Vera Viewer', email, password: PASSWORD, role: 'viewer' });
-    const { page, context } = await newPage(browser, service.baseUrl, 'phone');
+    await callApi(t.service, t.account, 'POST', '/api/v1/users', { name: 'Vera Viewer', email, password: PASSWORD, role: 'viewer' });
+    const { page, context } = await newPage(t.browser, t.service.baseUrl, 'phone');
     await signIn(page, email, PASSWORD, '/policies');
     await page.getByRole('link', { name: 'Deploys need a human' }).waitFor();
     expect(await page.getByRole('button', { name: 'New rule' }).count()).toBe(0);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { action, agentBody, policyBody } from '../../api/test/fixtures.js';
-import { expectAccessible, launchBrowser, newPage, PASSWORD, screenshot, type Service, startService } from './browser.js';
+import { expectAccessible, launchBrowser, newPage, PASSWORD, screenshot, type Service, startService, evaluateAs } from './browser.js';
 
 /** The path people take every day: an agent asks, a reviewer approves, the trace is closed, verified and exported. */
 describe('reviewing an approval from request to export', () => {
@@ -52,12 +52,7 @@ describe('reviewing an approval from request to export', () => {
     await expect.poll(() => page.locator('.empty').textContent()).toBe('No pending approval requests.');
 
     // The agent asks, through the API, while the reviewer watches the queue.
-    const evaluated = await fetch(`${service.baseUrl}/api/v1/evaluate`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ ...action(agent.id), context: { ticket: 'OPS-7' } }),
-    });
-    const evaluation = (await evaluated.json()) as { decision: string; trace_id: string; approval_request_id: string };
+    const evaluation = await evaluateAs(service, apiKey, { ...action(agent.id), context: { ticket: 'OPS-7' } });
     expect(evaluation.decision).toBe('approval_required');
 
     const row = page.getByRole('row', { name: /write/ });

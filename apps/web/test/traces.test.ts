@@ -1,56 +1,30 @@
 import { readFileSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { action, agentBody, policyBody } from '../../api/test/fixtures.js';
-import {
-  type Account,
-  callApi,
-  expectAccessible,
-  launchBrowser,
-  newPage,
-  PASSWORD,
-  screenshot,
-  type Service,
-  signIn,
-  signUp,
-  startService,
-} from './browser.js';
+import { callApi, expectAccessible, newPage, PASSWORD, screenshot, signIn, browserSuite, evaluateAs } from './browser.js';
 
 describe('the traces page', () => {
-  let service: Service;
-  let browser: Browser;
-  let account: Account;
+  const t = browserSuite('Trace Co');
 
   beforeAll(async () => {
-    [service, browser] = await Promise.all([startService(), launchBrowser()]);
-    account = await signUp(service, 'Trace Co');
-    const agent = await callApi<{ data: { id: string } }>(service, account, 'POST', '/api/v1/agents', agentBody({ name: 'ops-bot' }));
+    const agent = await callApi<{ data: { id: string } }>(t.service, t.account, 'POST', '/api/v1/agents', agentBody({ name: 'ops-bot' }));
     const rules = [
       { operation: 'read', policy_effect: 'allow', policy_name: 'Reads are fine' },
       { operation: 'delete', policy_effect: 'deny', policy_name: 'No deletes' },
       { operation: 'write', policy_effect: 'approval_required', policy_name: 'Writes need a human' },
     ];
-    for (const rule of rules) await callApi(service, account, 'POST', '/api/v1/policies', policyBody(agent.data.id, rule));
+    for (const rule of rules) await callApi(t.service, t.account, 'POST', '/api/v1/policies', policyBody(agent.data.id, rule));
     for (const operation of ['read', 'delete', 'write']) {
-      const response = await fetch(`${service.baseUrl}/api/v1/evaluate`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify(action(agent.data.id, { operation })),
-      });
-      expect(response.status).toBe(200);
+      await evaluateAs(t.service, t.account.apiKey, action(agent.data.id, { operation }));
     }
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await service?.stop();
   });
 
   const operations = (page: import('playwright-core').Page) =>
     page.locator('tbody tr td:nth-child(3)').evaluateAll((cells) => cells.map((cell) => cell.childNodes[0]?.textContent));
 
   it('lists every trace, narrows them by outcome, and exports them', async () => {
-    const { page, context } = await newPage(browser, service.baseUrl);
-    await signIn(page, account.email, PASSWORD, '/traces');
+    const { page, context } = await newPage(t.browser, t.service.baseUrl);
+    await signIn(page, t.account.email, PASSWORD, '/traces');
     await expect.poll(() => operations(page)).toEqual(['write', 'delete', 'read']);
     expect(await page.locator('tbody tr td:nth-child(4)').allTextContents()).toEqual(['in progress', 'denied', 'in progress']);
     const eventCount = (await page.locator('tbody tr td:nth-child(6)').allTextContents()).reduce((sum, count) => sum + Number(count), 0);
@@ -76,8 +50,8 @@ describe('the traces page', () => {
 
   it('shows a viewer the traces at phone width, without export buttons', async () => {
     const email = `viewer.${Date.now()}@example.test`;
-    await callApi(service, account, 'POST', '/api/v1/users', { name: 'Vic Viewer', email, password: PASSWORD, role: 'viewer' });
-    const { page, context } = await newPage(browser, service.baseUrl, 'phone');
+    await callApi(t.service, t.account, 'POST', '/api/v1/users', { name: 'Vic Viewer', email, password: PASSWORD, role: 'viewer' });
+    const { page, context } = await newPage(t.browser, t.service.baseUrl, 'phone');
     await signIn(page, email, PASSWORD, '/traces');
     await expect.poll(() => operations(page)).toEqual(['write', 'delete', 'read']);
     expect(await page.getByRole('link', { name: /Export|Audit events/ }).count()).toBe(0);

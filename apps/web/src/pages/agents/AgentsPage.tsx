@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { api, unwrap } from '../../api/client';
 import { useCan } from '../../session/session';
 import { StatusBadge } from '../../ui/Badge';
@@ -8,26 +8,21 @@ import { Button } from '../../ui/Button';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { SelectField, TextField } from '../../ui/fields';
 import { PageHeader } from '../../ui/PageHeader';
+import { ANY, useUrlFilters } from '../../ui/url-filters';
 import { Pagination } from '../../ui/Pagination';
 import { AgentForm, type AgentBody, AUTHORITY_MODELS, AUTONOMY_TIERS, ENVIRONMENTS } from './AgentForm';
 
 const PAGE_SIZE = 20;
-const ANY = 'any';
 const LIFECYCLE = ['active', 'suspended', 'revoked'] as const;
 const choices = (label: string, values: readonly string[]) => [{ id: ANY, label }, ...values.map((value) => ({ id: value, label: value }))];
 
 export function AgentsPage() {
-  const [params, setParams] = useSearchParams();
+  const { params, offset, picked, set, goTo } = useUrlFilters();
   const configure = useCan('configure');
   const [creating, setCreating] = useState(false);
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const offset = Number(params.get('offset') ?? 0) || 0;
-  const filters = Object.fromEntries(
-    ['environment', 'lifecycle_state', 'authority_model', 'autonomy_tier', 'search'].flatMap((name) =>
-      params.get(name) ? [[name, params.get(name)!]] : [],
-    ),
-  );
+  const filters = picked(['environment', 'lifecycle_state', 'authority_model', 'autonomy_tier', 'search']);
   const agents = useQuery({
     queryKey: ['agents', 'list', filters, offset],
     queryFn: () => unwrap(api.GET('/api/v1/agents', { params: { query: { ...filters, limit: PAGE_SIZE, offset } } })),
@@ -39,13 +34,6 @@ export function AgentsPage() {
       navigate(`/agents/${data.id}`);
     },
   });
-  const set = (name: string) => (value: string) => {
-    const next = new URLSearchParams(params);
-    if (value && value !== ANY) next.set(name, value);
-    else next.delete(name);
-    next.delete('offset');
-    setParams(next);
-  };
 
   return (
     <section>
@@ -137,12 +125,7 @@ export function AgentsPage() {
             </table>
             {agents.data.data.length === 0 && <p className="empty">No agents match.</p>}
           </div>
-          <Pagination
-            total={agents.data.pagination.total}
-            limit={PAGE_SIZE}
-            offset={offset}
-            onChange={(next) => setParams({ ...Object.fromEntries(params), offset: String(next) })}
-          />
+          <Pagination total={agents.data.pagination.total} limit={PAGE_SIZE} offset={offset} onChange={goTo} />
         </>
       )}
     </section>

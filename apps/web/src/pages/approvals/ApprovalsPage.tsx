@@ -1,10 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { StatusBadge } from '../../ui/Badge';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { SelectField } from '../../ui/fields';
 import { usePendingCount } from '../../ui/Layout';
 import { PageHeader } from '../../ui/PageHeader';
+import { useUrlFilters } from '../../ui/url-filters';
 import { Pagination } from '../../ui/Pagination';
 import { fromNow, Time } from '../../ui/Time';
 import { DecideButtons } from './DecideButtons';
@@ -17,10 +18,9 @@ const FILTERS = [
 
 /** The review queue: pending first by default, refreshing by itself, decisions right from the row. */
 export function ApprovalsPage() {
-  const [params, setParams] = useSearchParams();
+  const { params, offset, set, goTo } = useUrlFilters();
   const filter = params.get('status') ?? 'pending';
   const status = STATUSES.includes(filter as ApprovalStatus) ? (filter as ApprovalStatus) : undefined;
-  const offset = Number(params.get('offset') ?? 0) || 0;
   const pending = usePendingCount().data?.count;
   const approvals = useQuery({
     queryKey: [...approvalsKey, 'list', status ?? 'all', offset],
@@ -29,13 +29,11 @@ export function ApprovalsPage() {
   });
   const agentNames = useQuery({ queryKey: ['agents', 'names'], queryFn: fetchAgentNames, staleTime: 60_000 });
 
-  const navigate = (next: Record<string, string>) => setParams({ ...Object.fromEntries(params), ...next });
-
   return (
     <section>
       <PageHeader title="Approvals">{pending === undefined ? '' : `${pending} pending`}</PageHeader>
       <div className="filters">
-        <SelectField label="Status" options={FILTERS} value={filter} onChange={(value) => navigate({ status: value, offset: '0' })} />
+        <SelectField label="Status" options={FILTERS} value={filter} onChange={set('status')} />
       </div>
       <ErrorNotice error={approvals.error} />
       {approvals.isPending ? (
@@ -96,12 +94,7 @@ export function ApprovalsPage() {
             </table>
             {approvals.data.data.length === 0 && <p className="empty">No {filter === 'all' ? '' : `${filter} `}approval requests.</p>}
           </div>
-          <Pagination
-            total={approvals.data.pagination.total}
-            limit={PAGE_SIZE}
-            offset={offset}
-            onChange={(next) => navigate({ offset: String(next) })}
-          />
+          <Pagination total={approvals.data.pagination.total} limit={PAGE_SIZE} offset={offset} onChange={goTo} />
         </>
       ) : null}
     </section>

@@ -23,7 +23,14 @@ export default function DecisionsChart({ days, outcomes }: { days: DayCounts[]; 
         <Tooltip />
         <Legend />
         {outcomes.map((outcome) => (
-          <Bar key={outcome} dataKey={outcome} name={outcome.replaceAll('_', ' ')} stackId="decisions" fill={COLOURS[outcome]} isAnimationActive={false} />
+          <Bar
+            key={outcome}
+            dataKey={outcome}
+            name={outcome.replaceAll('_', ' ')}
+            stackId="decisions"
+            fill={COLOURS[outcome]}
+            isAnimationActive={false}
+          />
         ))}
       </BarChart>
     </ResponsiveContainer>

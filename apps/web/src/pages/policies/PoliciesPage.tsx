@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { api, unwrap } from '../../api/client';
 import { useCan, useSession } from '../../session/session';
 import { StatusBadge } from '../../ui/Badge';
@@ -8,6 +8,7 @@ import { Button } from '../../ui/Button';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { SelectField, TextField } from '../../ui/fields';
 import { PageHeader } from '../../ui/PageHeader';
+import { ANY, useUrlFilters } from '../../ui/url-filters';
 import { Pagination } from '../../ui/Pagination';
 import { fetchAgentNames } from '../approvals/queries';
 import { DryRunTester } from './DryRunTester';
@@ -15,21 +16,15 @@ import { EFFECTS, type RuleBody } from './queries';
 import { RuleForm } from './RuleForm';
 
 const PAGE_SIZE = 20;
-const ANY = 'any';
 
 export function PoliciesPage() {
-  const [params, setParams] = useSearchParams();
+  const { params, offset, picked, set, goTo } = useUrlFilters();
   const configure = useCan('configure');
   const { user } = useSession();
   const [creating, setCreating] = useState(false);
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const offset = Number(params.get('offset') ?? 0) || 0;
-  const filters = Object.fromEntries(
-    ['agent_id', 'effect', 'data_classification', 'is_active', 'search'].flatMap((name) =>
-      params.get(name) ? [[name, params.get(name)!]] : [],
-    ),
-  );
+  const filters = picked(['agent_id', 'effect', 'data_classification', 'is_active', 'search']);
   const agentNames = useQuery({ queryKey: ['agents', 'names'], queryFn: fetchAgentNames, staleTime: 60_000 });
   const rules = useQuery({
     queryKey: ['policies', 'list', filters, offset],
@@ -43,13 +38,6 @@ export function PoliciesPage() {
     },
   });
   const agents = [...(agentNames.data ?? new Map<string, string>())].map(([id, label]) => ({ id, label }));
-  const set = (name: string) => (value: string) => {
-    const next = new URLSearchParams(params);
-    if (value && value !== ANY) next.set(name, value);
-    else next.delete(name);
-    next.delete('offset');
-    setParams(next);
-  };
   const agentId = params.get('agent_id') ?? agents[0]?.id ?? '';
 
   return (
@@ -160,12 +148,7 @@ export function PoliciesPage() {
             </table>
             {rules.data.data.length === 0 && <p className="empty">No rules match.</p>}
           </div>
-          <Pagination
-            total={rules.data.pagination.total}
-            limit={PAGE_SIZE}
-            offset={offset}
-            onChange={(next) => setParams({ ...Object.fromEntries(params), offset: String(next) })}
-          />
+          <Pagination total={rules.data.pagination.total} limit={PAGE_SIZE} offset={offset} onChange={goTo} />
         </>
       )}
       {agents.length > 0 && <DryRunTester agents={agents} agentId={agentId} />}

@@ -1,11 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { api, downloadUrl, unwrap } from '../../api/client';
 import { useCan } from '../../session/session';
 import { StatusBadge } from '../../ui/Badge';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { SelectField, TextField } from '../../ui/fields';
 import { PageHeader } from '../../ui/PageHeader';
+import { ANY, useUrlFilters } from '../../ui/url-filters';
 import { Pagination } from '../../ui/Pagination';
 import { Time } from '../../ui/Time';
 import { fetchAgentNames } from '../approvals/queries';
@@ -13,18 +14,16 @@ import { OUTCOMES } from './outcomes';
 import { tracesKey } from './queries';
 
 const PAGE_SIZE = 20;
-const ANY = 'any';
 
 /** `datetime-local` values are local wall-clock times; the API takes ISO 8601 instants. */
 const isoOf = (local: string | null) => (local ? new Date(local).toISOString() : undefined);
 
 export function TracesPage() {
-  const [params, setParams] = useSearchParams();
+  const { params, offset, set, goTo } = useUrlFilters();
   const agentId = params.get('agent_id') ?? '';
   const outcome = params.get('outcome') ?? '';
   const from = params.get('from') ?? '';
   const to = params.get('to') ?? '';
-  const offset = Number(params.get('offset') ?? 0) || 0;
   const canExport = useCan('decide');
 
   const query = {
@@ -38,14 +37,6 @@ export function TracesPage() {
     queryFn: () => unwrap(api.GET('/api/v1/traces', { params: { query: { ...query, limit: PAGE_SIZE, offset } } })),
   });
   const agentNames = useQuery({ queryKey: ['agents', 'names'], queryFn: fetchAgentNames, staleTime: 60_000 });
-
-  const set = (name: string) => (value: string) => {
-    const next = new URLSearchParams(params);
-    if (value && value !== ANY) next.set(name, value);
-    else next.delete(name);
-    next.delete('offset');
-    setParams(next);
-  };
 
   // Bulk exports need a period: the filter's, or everything up to now.
   const period = { from: isoOf(from) ?? '1970-01-01T00:00:00.000Z', to: isoOf(to) ?? new Date().toISOString() };
@@ -133,12 +124,7 @@ export function TracesPage() {
             </table>
             {traces.data.data.length === 0 && <p className="empty">No traces match.</p>}
           </div>
-          <Pagination
-            total={traces.data.pagination.total}
-            limit={PAGE_SIZE}
-            offset={offset}
-            onChange={(next) => setParams({ ...Object.fromEntries(params), offset: String(next) })}
-          />
+          <Pagination total={traces.data.pagination.total} limit={PAGE_SIZE} offset={offset} onChange={goTo} />
         </>
       ) : null}
     </section>
