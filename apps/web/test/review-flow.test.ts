@@ -2,7 +2,17 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { action, agentBody, policyBody } from '../../api/test/fixtures.js';
-import { expectAccessible, launchBrowser, newPage, PASSWORD, screenshot, type Service, startService, evaluateAs } from './browser.js';
+import {
+  evaluateAs,
+  expectAccessible,
+  launchBrowser,
+  newPage,
+  PASSWORD,
+  screenshot,
+  type Service,
+  signIn,
+  startService,
+} from './browser.js';
 
 /** The path people take every day: an agent asks, a reviewer approves, the trace is closed, verified and exported. */
 describe('reviewing an approval from request to export', () => {
@@ -107,5 +117,21 @@ describe('reviewing an approval from request to export', () => {
       { id: evaluation.approval_request_id, status: 'approved', decision_note: 'Checked the ticket.' },
     ]);
     await context.close();
+
+    // The link an e-mail or a chat card carries, opened on a phone by someone signed out.
+    const phone = await newPage(browser, service.baseUrl, 'phone');
+    const link = `/approvals/${evaluation.approval_request_id}`;
+    await phone.page.goto(link);
+    await expect.poll(() => phone.page.url()).toBe(`${service.baseUrl}/sign-in?next=${encodeURIComponent(link)}`);
+    await signIn(phone.page, 'rita@example.test', PASSWORD, phone.page.url());
+    await phone.page.getByRole('heading', { name: 'Approval: write' }).waitFor();
+    expect(new URL(phone.page.url()).pathname).toBe(link);
+    await expectAccessible(phone.page);
+    await phone.page.getByRole('link', { name: 'Approvals' }).click();
+    await phone.page.getByRole('button', { name: 'Status' }).click();
+    await phone.page.getByRole('option', { name: 'Approved' }).click();
+    await expect.poll(() => phone.page.locator('tbody tr td:nth-child(4)').allTextContents()).toEqual(['approved']);
+    await expectAccessible(phone.page);
+    await phone.context.close();
   });
 });
