@@ -12,7 +12,7 @@ describe('the admin pages and what each role sees', () => {
   /** The main navigation's links, without the pending count beside Approvals. */
   const navLinks = async (page: Page) =>
     (await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).map((text) =>
-      text.replace(/ \d+ pending$/, ''),
+      text.replace(/\d+ pending$/, '').trim(),
     );
 
   async function userWithRole(role: 'admin' | 'reviewer' | 'viewer') {

@@ -50,12 +50,16 @@ export function Layout() {
           Overview
         </NavLink>
         <NavLink to="/approvals">
-          Approvals{' '}
+          Approvals
           {pending > 0 && (
-            <span className="count">
-              {pending}
-              <span className="sr-only"> pending</span>
-            </span>
+            // The space is read out ("Approvals 3 pending") and the badge sits apart; none is left when there is no badge.
+            <>
+              {' '}
+              <span className="count">
+                {pending}
+                <span className="sr-only"> pending</span>
+              </span>
+            </>
           )}
         </NavLink>
         <NavLink to="/traces">Traces</NavLink>
