@@ -15,6 +15,9 @@ export default defineConfig({
     include: ['apps/*/test/**/*.test.ts', 'apps/web/src/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     globalSetup: ['./test/global-setup.ts'],
     testTimeout: 30_000,
+    // Browser tests poll the page for what the app shows once a request returns or a list
+    // refreshes; on a busy machine that can take longer than the default second.
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 120_000,
   },
 });

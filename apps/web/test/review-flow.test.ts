@@ -68,7 +68,8 @@ describe('reviewing an approval from request to export', () => {
     const row = page.getByRole('row', { name: /write/ });
     await row.waitFor({ timeout: 15_000 });
     expect(await row.getByRole('cell').nth(1).textContent()).toBe('deploy-bot');
-    expect(await page.locator('.count').first().textContent()).toBe('1 pending');
+    // The count refreshes on its own schedule, not the list's.
+    await expect.poll(() => page.locator('.count').first().textContent(), { timeout: 15_000 }).toBe('1 pending');
     await expectAccessible(page);
     await screenshot(page, 'approvals-queue');
 
