@@ -21,7 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { dropRedisPrefixes, freePort } from '../test/processes.js';
 import { startReceiver } from '../test/receiver.js';
 import { connections, drive, duration, type Scenario, WARM_UP_S } from './load.js';
-import { build, freshDatabase, outboxWatch, startService, startWorker } from './support.js';
+import { build, cpuPerRequest, freshDatabase, outboxWatch, startService, startWorker } from './support.js';
 import { seedTenant } from './tenant.js';
 
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -60,7 +60,11 @@ async function main() {
     const rows = [];
 
     for (const scenario of evaluations)
-      rows.push({ ...(await drive(base, seed.auth, scenario)), worker: 'none', ...(await outbox.left()) });
+      rows.push({
+        ...(await cpuPerRequest({ api: service.pid }, duration, () => drive(base, seed.auth, scenario))),
+        worker: 'none',
+        ...(await outbox.left()),
+      });
     const piledUp = await outbox.pending();
     worker = await startWorker(database.url, env);
     const drained = await outbox.drain();
@@ -70,7 +74,7 @@ async function main() {
 
     for (const scenario of evaluations) {
       const before = receiver.received.length;
-      const result = await drive(base, seed.auth, scenario);
+      const result = await cpuPerRequest({ api: service.pid, worker: worker.pid }, duration, () => drive(base, seed.auth, scenario));
       const backlog = await outbox.pending();
       const drainedIn = await outbox.drain();
       rows.push({

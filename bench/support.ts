@@ -3,6 +3,7 @@
  * built API in its own process, JSON calls to it, and the effects its outbox still holds.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { freePort, GENEROUS_RATE_LIMITS } from '../test/processes.js';
@@ -78,7 +79,7 @@ export async function startWorker(
   databaseUrl: string,
   env: Record<string, string>,
   nodeFlags: readonly string[] = [],
-): Promise<{ stop(): Promise<void> }> {
+): Promise<{ pid: number; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [...nodeFlags, 'apps/worker/dist/main.js'], {
     cwd: root,
     env: {
@@ -102,6 +103,7 @@ export async function startWorker(
     });
   });
   return {
+    pid: child.pid as number,
     stop: () =>
       new Promise((resolve) => {
         child.removeAllListeners('exit');
@@ -165,5 +167,57 @@ export function outboxWatch(databaseUrl: string) {
       while ((await pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 100));
       return (performance.now() - started) / 1000;
     },
+  };
+}
+
+/**
+ * CPU time spent by each part of the bench while `work` runs, in milliseconds per request:
+ * the given child processes by name, every PostgreSQL and Redis server process on the host,
+ * and this process (the load generator and the webhook receiver). Read from `/proc`, so Linux only.
+ */
+export async function cpuPerRequest<Row extends { 'requests/s': number }>(
+  children: Record<string, number>,
+  seconds: number,
+  work: () => Promise<Row>,
+): Promise<Row & Record<string, number>> {
+  const before = cpuTimes(children);
+  const row = await work();
+  const after = cpuTimes(children);
+  const requests = row['requests/s'] * seconds;
+  const perRequest = Object.fromEntries(
+    Object.entries(after).map(([part, ms]) => [`cpu ms/req ${part}`, Number(((ms - (before[part] ?? 0)) / requests).toFixed(3))]),
+  );
+  return { ...row, ...perRequest };
+}
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+function cpuTimes(children: Record<string, number>): Record<string, number> {
+  const ofPid = (pid: number | string) => {
+    try {
+      // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    } catch {
+      return 0; // gone since it was listed
+    }
+  };
+  const byCommand = (command: string) =>
+    readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === command;
+        } catch {
+          return false;
+        }
+      })
+      .reduce((sum, pid) => sum + ofPid(pid), 0);
+  const self = process.cpuUsage();
+  return {
+    ...Object.fromEntries(Object.entries(children).map(([name, pid]) => [name, ofPid(pid)])),
+    postgres: byCommand('postgres'),
+    redis: byCommand('redis-server'),
+    bench: (self.user + self.system) / 1000,
   };
 }
