@@ -12,6 +12,7 @@ import type { RateCounters } from './limits/counters.js';
 import type { TenantPlanCache } from './limits/tenant-plan-cache.js';
 import type { Mailer } from './notifications/mailer.js';
 import type { Observer } from './observer.js';
+import type { DeliveryStore } from './webhooks/delivery-store.js';
 import type { WebhookTransport } from './webhooks/transport.js';
 
 /** What domain functions need from the outside world; built once by the runtime. */
@@ -31,6 +32,8 @@ export interface Deps {
   readonly mode: Mode;
   readonly webhooks: {
     readonly transport: WebhookTransport;
+    /** Reads and records deliveries, many to a statement under load. */
+    readonly deliveries: DeliveryStore;
     readonly timeoutMs: number;
     /** Delays before the 2nd, 3rd, … attempt; a delivery has `length + 1` attempts. */
     readonly retryDelaysMs: readonly number[];

@@ -60,7 +60,7 @@ export {
 // Evaluation: the decision with its trace, and the dry run that writes nothing.
 export { dryRun } from './evaluation/decide.js';
 export { evaluate } from './evaluation/evaluate.js';
-export { EvaluationWriter } from './evaluation/evaluation-writer.js';
+export { evaluationWriter } from './evaluation/evaluation-writer.js';
 
 // Approvals: reading requests, a reviewer's decision, and expiry.
 export { countApprovals, getApproval, getApprovalDetail, listApprovals } from './approvals/approvals.js';
@@ -79,6 +79,7 @@ export { getTrace, listTraces, verifyTrace } from './traces/traces.js';
 export { WEBHOOK_EVENTS, type DueEffect, type EffectKind } from './outbox.js';
 export { announceAuditBatches } from './webhooks/audit-batch.js';
 export { deliverWebhook } from './webhooks/deliver.js';
+export { deliveryStore } from './webhooks/delivery-store.js';
 export { listWebhookDeliveries, sendTestWebhook, WEBHOOK_DELIVERY_STATUSES } from './webhooks/deliveries.js';
 export {
   createWebhookEndpoint,

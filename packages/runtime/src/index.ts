@@ -7,7 +7,8 @@ import {
   CacheFreshness,
   DecisionInputsCache,
   EffectAudienceCache,
-  EvaluationWriter,
+  deliveryStore,
+  evaluationWriter,
   INVALIDATION_CHANNEL,
   readInvalidationClock,
   systemClock,
@@ -25,10 +26,12 @@ import { createBilling } from './stripe.js';
 import { createWebhookTransport } from './webhook-transport.js';
 
 /**
- * Group commit (see EvaluationWriter): a few writes under way at once keep PostgreSQL busy
+ * Group commit (see StatementBatcher): a few writes under way at once keep PostgreSQL busy
  * while the next batch gathers; the pool keeps connections for everything else.
  */
 const EVALUATION_WRITES = { maxInFlight: 4, maxBatch: 64 };
+/** Group reads and records of webhook deliveries (the worker runs up to 32 at once). */
+const DELIVERY_STATEMENTS = { maxInFlight: 2, maxBatch: 64 };
 
 /**
  * How long a request waits for this process's listener to deliver an invalidation it knows
@@ -91,12 +94,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     decisionInputs,
     // An embedded database belongs to this one process, which applies its own invalidations at commit.
     freshness: database.driver === 'pglite' ? { ensure: async () => {} } : freshness,
-    evaluations: new EvaluationWriter(database, EVALUATION_WRITES),
+    evaluations: evaluationWriter(database, EVALUATION_WRITES),
     sessionTtlMs: config.sessionTtlMs,
     publicUrl: config.publicUrl,
     mode: config.mode,
     webhooks: {
       transport: createWebhookTransport(config.mode),
+      deliveries: deliveryStore(database, DELIVERY_STATEMENTS),
       timeoutMs: config.webhookTimeoutMs,
       retryDelaysMs: config.webhookRetryDelaysMs,
     },

@@ -45,7 +45,8 @@ export const webhookDeliveries = pgTable(
     deliveredAt: at('delivered_at'),
     nextRetryAt: at('next_retry_at'),
   },
-  (t) => [index('webhook_deliveries_endpoint').on(t.endpointId, t.createdAt), index('webhook_deliveries_due').on(t.status, t.nextRetryAt)],
+  // Retries are timed by the outbox; a delivery is found by its id or listed by its endpoint.
+  (t) => [index('webhook_deliveries_endpoint').on(t.endpointId, t.createdAt)],
 );
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;

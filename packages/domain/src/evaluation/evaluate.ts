@@ -88,7 +88,7 @@ export async function evaluate(deps: Deps, principal: Principal, input: Evaluate
   }
 
   const audience = await effectAudience(deps, trace.tenantId);
-  await deps.evaluations.write({
+  await deps.evaluations.submit({
     trace: traceRow,
     events: chain.rows,
     approval,

@@ -10,6 +10,7 @@ import {
   type TraceEventRow,
   type TraceRow,
 } from '@agov/db';
+import { type BatcherOptions, StatementBatcher } from '../statement-batcher.js';
 
 /** Everything one evaluation writes. */
 export interface EvaluationRows {
@@ -38,64 +39,17 @@ const RECORD_EVALUATIONS = `
   )
   insert into ${outboxJson.name} select * from jsonb_populate_recordset(null::${outboxJson.name}, $4::jsonb)`;
 
-interface Waiting {
-  rows: EvaluationRows;
-  committed(): void;
-  failed(error: unknown): void;
-}
+/** Group commit for evaluate: every evaluation decided while earlier ones are being written goes into the next statement. */
+export type EvaluationWriter = StatementBatcher<EvaluationRows>;
 
-/**
- * Group commit for evaluate. A write starts at once while fewer than `maxInFlight` are under
- * way; evaluations decided meanwhile wait, and the next write takes all of them (up to
- * `maxBatch`) as one statement in one transaction. Idle, nothing waits; under load, each
- * commit carries many evaluations, so PostgreSQL does far less work per evaluation. Every
- * caller is answered only after the commit that holds its rows. If a batch fails, each of its
- * evaluations is written again on its own, so one that cannot be written fails alone, and the
- * statement being atomic, it leaves nothing behind.
- */
-export class EvaluationWriter {
-  private readonly waiting: Waiting[] = [];
-  private inFlight = 0;
-
-  constructor(
-    private readonly database: Database,
-    private readonly options: { maxInFlight: number; maxBatch: number },
-  ) {}
-
-  write(rows: EvaluationRows): Promise<void> {
-    return new Promise((committed, failed) => {
-      this.waiting.push({ rows, committed, failed });
-      this.startWrites();
-    });
-  }
-
-  private startWrites(): void {
-    while (this.inFlight < this.options.maxInFlight && this.waiting.length > 0) {
-      const batch = this.waiting.splice(0, this.options.maxBatch);
-      this.inFlight += 1;
-      void this.commit(batch).finally(() => {
-        this.inFlight -= 1;
-        this.startWrites();
-      });
-    }
-  }
-
-  private async commit(batch: Waiting[]): Promise<void> {
-    try {
-      await this.record(batch.map((waiting) => waiting.rows));
-      for (const waiting of batch) waiting.committed();
-    } catch (error) {
-      if (batch.length === 1) return batch[0]!.failed(error);
-      await Promise.all(batch.map((waiting) => this.record([waiting.rows]).then(waiting.committed, waiting.failed)));
-    }
-  }
-
-  private async record(evaluations: readonly EvaluationRows[]): Promise<void> {
-    await this.database.prepared(RECORD_EVALUATIONS, [
+export function evaluationWriter(database: Database, options: BatcherOptions): EvaluationWriter {
+  return new StatementBatcher(async (evaluations) => {
+    await database.prepared(RECORD_EVALUATIONS, [
       traceJson.encode(evaluations.map((rows) => rows.trace)),
       eventJson.encode(evaluations.flatMap((rows) => rows.events)),
       approvalJson.encode(evaluations.flatMap((rows) => (rows.approval ? [rows.approval] : []))),
       outboxJson.encode(evaluations.flatMap((rows) => rows.effects)),
     ]);
-  }
+    return evaluations.map(() => undefined);
+  }, options);
 }

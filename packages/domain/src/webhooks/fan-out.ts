@@ -2,17 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { and, arrayContains, asc, between, eq } from 'drizzle-orm';
 import { outbox, traceEvents, traces, webhookDeliveries, webhookEndpoints, type Tx } from '@agov/db';
 import type { Deps } from '../deps.js';
-import { completeEffect, outboxRows, type DueEffect, type WebhookEvent } from '../outbox.js';
+import { completeEffect, outboxRows, type DueEffect } from '../outbox.js';
 import { presentAuditExportRow } from '../presenters/traces.js';
-
-/** The envelope every webhook carries (spec "Events → Envelope"). */
-export interface Envelope {
-  id: string;
-  event: WebhookEvent;
-  timestamp: string;
-  tenant_id: string;
-  data: Record<string, unknown>;
-}
+import type { Envelope } from './delivery-store.js';
 
 /**
  * Events seq from..to of a trace, each as an `audit.event` webhook (CONTRACT: data

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { StatementBatcher } from './statement-batcher.js';
+
+/** A statement runner whose runs the test finishes one by one, recording what each was given. */
+function controlledRunner(refuse: (item: number) => boolean = () => false) {
+  const runs: { items: number[]; finish(): void }[] = [];
+  const run = (items: readonly number[]) =>
+    new Promise<number[]>((resolve, reject) => {
+      runs.push({
+        items: [...items],
+        finish: () => (items.some(refuse) ? reject(new Error('refused')) : resolve(items.map((item) => item * 10))),
+      });
+    });
+  return { run, runs };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('StatementBatcher', () => {
+  it('starts a statement at once, and puts what arrives meanwhile into the next one', async () => {
+    const runner = controlledRunner();
+    const batcher = new StatementBatcher(runner.run, { maxInFlight: 1, maxBatch: 64 });
+    const first = batcher.submit(1);
+    const rest = [2, 3, 4].map((item) => batcher.submit(item));
+    expect(runner.runs.map((run) => run.items)).toEqual([[1]]);
+
+    runner.runs[0]!.finish();
+    expect(await first).toBe(10);
+    await tick();
+    expect(runner.runs.map((run) => run.items)).toEqual([[1], [2, 3, 4]]);
+    runner.runs[1]!.finish();
+    expect(await Promise.all(rest)).toEqual([20, 30, 40]);
+  });
+
+  it('keeps up to maxInFlight statements under way, each of at most maxBatch items', async () => {
+    const runner = controlledRunner();
+    const batcher = new StatementBatcher(runner.run, { maxInFlight: 2, maxBatch: 2 });
+    const results = [1, 2, 3, 4, 5].map((item) => batcher.submit(item));
+    expect(runner.runs.map((run) => run.items)).toEqual([[1], [2]]);
+
+    runner.runs[0]!.finish();
+    await tick();
+    expect(runner.runs.map((run) => run.items)).toEqual([[1], [2], [3, 4]]);
+    runner.runs[1]!.finish();
+    await tick();
+    expect(runner.runs.map((run) => run.items)).toEqual([[1], [2], [3, 4], [5]]);
+    for (const run of runner.runs.slice(2)) run.finish();
+    expect(await Promise.all(results)).toEqual([10, 20, 30, 40, 50]);
+  });
+
+  it('runs each item of a failed statement again alone, so only the one that cannot be done fails', async () => {
+    const runner = controlledRunner((item) => item === 3);
+    const batcher = new StatementBatcher(runner.run, { maxInFlight: 1, maxBatch: 64 });
+    const first = batcher.submit(1);
+    const batched = [2, 3, 4].map((item) => batcher.submit(item).catch((error: Error) => error.message));
+    runner.runs[0]!.finish();
+    await first;
+    await tick();
+    runner.runs[1]!.finish();
+    await tick();
+    expect(runner.runs.map((run) => run.items)).toEqual([[1], [2, 3, 4], [2], [3], [4]]);
+    for (const run of runner.runs.slice(2)) run.finish();
+    expect(await Promise.all(batched)).toEqual([20, 'refused', 40]);
+  });
+});

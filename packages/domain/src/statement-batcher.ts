@@ -1,0 +1,61 @@
+interface Waiting<Item, Result> {
+  item: Item;
+  done(result: Result): void;
+  failed(error: unknown): void;
+}
+
+export interface BatcherOptions {
+  /** Statements under way at once. */
+  maxInFlight: number;
+  /** Items per statement. */
+  maxBatch: number;
+}
+
+/**
+ * Runs many concurrent callers' work as one statement (group commit). A statement starts at
+ * once while fewer than `maxInFlight` are under way; items submitted meanwhile wait, and the
+ * next statement takes all of them (up to `maxBatch`). Idle, nothing waits; under load each
+ * round trip and commit carries many items, so PostgreSQL does far less work per item. Each
+ * caller is answered only when the statement holding its item has finished. If a statement
+ * fails, each of its items runs again on its own, so an item that cannot be done fails alone;
+ * the statement being atomic, the failed attempt left nothing behind.
+ *
+ * `run` answers its items in order, one result each.
+ */
+export class StatementBatcher<Item, Result = void> {
+  private readonly waiting: Waiting<Item, Result>[] = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly run: (items: readonly Item[]) => Promise<readonly Result[]>,
+    private readonly options: BatcherOptions,
+  ) {}
+
+  submit(item: Item): Promise<Result> {
+    return new Promise((done, failed) => {
+      this.waiting.push({ item, done, failed });
+      this.startStatements();
+    });
+  }
+
+  private startStatements(): void {
+    while (this.inFlight < this.options.maxInFlight && this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, this.options.maxBatch);
+      this.inFlight += 1;
+      void this.runBatch(batch).finally(() => {
+        this.inFlight -= 1;
+        this.startStatements();
+      });
+    }
+  }
+
+  private async runBatch(batch: Waiting<Item, Result>[]): Promise<void> {
+    try {
+      const results = await this.run(batch.map((waiting) => waiting.item));
+      for (const [index, waiting] of batch.entries()) waiting.done(results[index]!);
+    } catch (error) {
+      if (batch.length === 1) return batch[0]!.failed(error);
+      await Promise.all(batch.map((waiting) => this.run([waiting.item]).then(([result]) => waiting.done(result!), waiting.failed)));
+    }
+  }
+}

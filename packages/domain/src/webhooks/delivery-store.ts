@@ -1,0 +1,124 @@
+import type { Database } from '@agov/db';
+import { type BatcherOptions, StatementBatcher } from '../statement-batcher.js';
+import type { WebhookEvent } from '../outbox.js';
+import type { AttemptOutcome, DeliveryStatus } from './retry.js';
+
+/** The envelope every webhook carries (spec "Events → Envelope"). */
+export interface Envelope {
+  id: string;
+  event: WebhookEvent;
+  timestamp: string;
+  tenant_id: string;
+  data: Record<string, unknown>;
+}
+
+/** A delivery as one attempt needs it, its endpoint's secret included (never carried in a job). */
+export interface LoadedDelivery {
+  id: string;
+  status: DeliveryStatus;
+  attempts: number;
+  /** When a retry is scheduled, in epoch milliseconds. */
+  nextRetryAtMs: number | null;
+  payload: Envelope;
+  url: string;
+  secret: string;
+  isActive: boolean;
+}
+
+/** One attempt to record, and the outbox row that moves with it. */
+export interface AttemptRecord {
+  deliveryId: string;
+  effectId: string;
+  /** The attempt count read before sending: the record is made only if nobody has moved it since. */
+  attemptsBefore: number;
+  outcome: AttemptOutcome;
+  httpStatus: number | null;
+  error: string | null;
+  deliveredAt: Date | null;
+}
+
+/**
+ * Deliveries are the busiest jobs, and concurrent ones share their statements: one reads
+ * every delivery asked for meanwhile, one records every attempt finished meanwhile, in one
+ * transaction (see StatementBatcher).
+ */
+export interface DeliveryStore {
+  /** The delivery, or null if it is gone (deleted with its endpoint). */
+  load: StatementBatcher<{ id: string; tenantId: string }, LoadedDelivery | null>;
+  /** Whether this attempt was recorded (false: another run of the same attempt recorded it first). */
+  record: StatementBatcher<AttemptRecord, boolean>;
+}
+
+/** By primary key (`any($1)`), whatever the planner guesses of the list's size. */
+const LOAD = `
+  select k.ord::int as ord, d.id, d.status, d.attempts,
+    floor(extract(epoch from d.next_retry_at) * 1000)::float8 as "nextRetryAtMs",
+    d.payload, e.url, e.secret, e.is_active as "isActive"
+  from unnest($1::uuid[], $2::uuid[]) with ordinality as k(id, tenant_id, ord)
+  join webhook_deliveries d on d.id = k.id and d.tenant_id = k.tenant_id
+  join webhook_endpoints e on e.id = d.endpoint_id
+  where d.id = any($1::uuid[])`;
+
+/**
+ * Records attempts and moves each outbox row with its delivery: due again at the next retry,
+ * or retired. Conditional on the attempt count read before sending, so of two runs of the same
+ * attempt (a worker presumed dead that was only slow) one records it and owns the row; the
+ * other changes nothing. The id lists beside the recordset (`$2`, `$3`) let the planner reach
+ * each row by its primary key, whatever it guesses of the recordset's size.
+ */
+const RECORD = `
+  with attempt as (
+    select * from jsonb_to_recordset($1::jsonb) as a(delivery_id uuid, effect_id uuid, attempts_before int, status text,
+      attempts int, http_status int, last_error text, delivered_at timestamptz, next_retry_at timestamptz)
+  ), moved as (
+    update webhook_deliveries d
+    set status = a.status, attempts = a.attempts, http_status = a.http_status, last_error = a.last_error,
+      delivered_at = a.delivered_at, next_retry_at = a.next_retry_at
+    from attempt a
+    where d.id = any($2::uuid[]) and d.id = a.delivery_id and d.attempts = a.attempts_before and d.status in ('pending', 'retrying')
+    returning d.id
+  ), retired as (
+    delete from outbox o using attempt a
+    where o.id = any($3::uuid[]) and o.id = a.effect_id and a.next_retry_at is null and a.delivery_id in (select id from moved)
+  ), postponed as (
+    update outbox o set available_at = a.next_retry_at, last_error = a.last_error from attempt a
+    where o.id = any($3::uuid[]) and o.id = a.effect_id and a.next_retry_at is not null and a.delivery_id in (select id from moved)
+  )
+  select id from moved`;
+
+export function deliveryStore(database: Database, options: BatcherOptions): DeliveryStore {
+  return {
+    load: new StatementBatcher(async (keys) => {
+      const rows = await database.prepared<LoadedDelivery & { ord: number }>(LOAD, [
+        keys.map((key) => key.id),
+        keys.map((key) => key.tenantId),
+      ]);
+      const found: (LoadedDelivery | null)[] = keys.map(() => null);
+      for (const { ord, ...delivery } of rows) found[ord - 1] = delivery;
+      return found;
+    }, options),
+
+    record: new StatementBatcher(async (attempts) => {
+      const moved = await database.prepared<{ id: string }>(RECORD, [
+        JSON.stringify(
+          attempts.map((attempt) => ({
+            delivery_id: attempt.deliveryId,
+            effect_id: attempt.effectId,
+            attempts_before: attempt.attemptsBefore,
+            status: attempt.outcome.status,
+            attempts: attempt.outcome.attempts,
+            http_status: attempt.httpStatus,
+            last_error: attempt.error,
+            delivered_at: attempt.deliveredAt?.toISOString() ?? null,
+            next_retry_at: attempt.outcome.nextRetryAt?.toISOString() ?? null,
+          })),
+        ),
+        attempts.map((attempt) => attempt.deliveryId),
+        attempts.map((attempt) => attempt.effectId),
+      ]);
+      // Two runs of one attempt in the same batch: the row moved once, and the first of them owns it.
+      const unclaimed = new Set(moved.map((row) => row.id));
+      return attempts.map((attempt) => unclaimed.delete(attempt.deliveryId));
+    }, options),
+  };
+}
