@@ -30,8 +30,11 @@ import { createWebhookTransport } from './webhook-transport.js';
  * while the next batch gathers; the pool keeps connections for everything else.
  */
 const EVALUATION_WRITES = { maxInFlight: 4, maxBatch: 64 };
-/** Group reads and records of webhook deliveries (the worker runs up to 32 at once). */
-const DELIVERY_STATEMENTS = { maxInFlight: 2, maxBatch: 64 };
+/**
+ * Reads and records of webhook deliveries (the worker runs up to 32 at once): one statement of
+ * each under way, so each carries every delivery that got that far meanwhile.
+ */
+const DELIVERY_STATEMENTS = { maxInFlight: 1, maxBatch: 64 };
 
 /**
  * How long a request waits for this process's listener to deliver an invalidation it knows
