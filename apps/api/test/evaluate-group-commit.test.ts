@@ -7,7 +7,7 @@ import { createTestApp, ownDatabase, type TestApp } from './harness.js';
 import { evaluate, subscribeToAuditEvents, tenantWithPolicy } from './scenarios.js';
 
 /**
- * Concurrent evaluations are committed together, many to a statement (EvaluationWriter). A
+ * Concurrent evaluations are committed together, many to a statement (evaluationWriter). A
  * trigger of this test's own database refuses one resource scope, standing in for any
  * evaluation that cannot be written: it must fail alone, and leave nothing behind.
  */

@@ -20,16 +20,8 @@ export async function deliverWebhook(deps: Deps, effect: DueEffect): Promise<voi
   if (delivery.nextRetryAtMs !== null && delivery.nextRetryAtMs > now.getTime()) return;
   if (!delivery.isActive) {
     // Inactive endpoints receive nothing; what was queued for them is given up, not held.
-    await record(
-      deps,
-      effect.id,
-      delivery,
-      { status: 'failed', attempts: delivery.attempts, nextRetryAt: null },
-      {
-        httpStatus: null,
-        error: 'endpoint is inactive',
-      },
-    );
+    const givenUp = { status: 'failed', attempts: delivery.attempts, nextRetryAt: null } as const;
+    await record(deps, effect.id, delivery, givenUp, { httpStatus: null, error: 'endpoint is inactive' }, null);
     return;
   }
 
@@ -50,8 +42,9 @@ export async function deliverWebhook(deps: Deps, effect: DueEffect): Promise<voi
   });
   const finishedAt = deps.clock.now();
   const next = afterAttempt(delivery.attempts, result.ok, deps.webhooks.retryDelaysMs, finishedAt);
+  const deliveredAt = next.status === 'delivered' ? finishedAt : null;
   // Counted once committed, and by the one run that recorded the attempt.
-  if (await record(deps, effect.id, delivery, next, result, finishedAt)) deps.observe.deliveryAttempted(next.status);
+  if (await record(deps, effect.id, delivery, next, result, deliveredAt)) deps.observe.deliveryAttempted(next.status);
 }
 
 /** Records the attempt and moves the outbox row with it; returns whether this run recorded it. */
@@ -61,7 +54,7 @@ function record(
   delivery: LoadedDelivery,
   outcome: AttemptOutcome,
   result: { httpStatus: number | null; error: string | null },
-  finishedAt: Date | null = null,
+  deliveredAt: Date | null,
 ): Promise<boolean> {
   return deps.webhooks.deliveries.record.submit({
     deliveryId: delivery.id,
@@ -70,6 +63,6 @@ function record(
     outcome,
     httpStatus: result.httpStatus,
     error: result.error,
-    deliveredAt: outcome.status === 'delivered' ? finishedAt : null,
+    deliveredAt,
   });
 }
