@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verify } from '@octokit/webhooks-methods';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox, webhookDeliveries } from '@agov/db';
@@ -161,6 +161,45 @@ describe.each(Object.entries(DATABASES))('dispatch on %s', (_name, database) => 
         return rows[0]?.status === 'delivered' && rows;
       });
       expect(delivered).toMatchObject({ attempts: 2, http_status: 200, next_retry_at: null });
+    });
+
+    it('sends many deliveries of one tenant as batches of at most 32, each delivered exactly once', async () => {
+      // A trigger of this suite's own database notes the size of every delivery batch written.
+      const { database: db } = t.runtime;
+      await db.db.execute(sql.raw('create table delivery_batch_sizes (size int not null)'));
+      await db.db.execute(
+        sql.raw(`create function note_delivery_batch() returns trigger language plpgsql as $$
+          begin
+            insert into delivery_batch_sizes values (jsonb_array_length(new.payload->'delivery_ids'));
+            return new;
+          end $$`),
+      );
+      await db.db.execute(
+        sql.raw(`create trigger note_delivery_batch after insert on outbox
+          for each row when (new.kind = 'webhook_delivery') execute function note_delivery_batch()`),
+      );
+      const hook = await receiver(200);
+      const { tenant, agent, endpoint } = await subscribed(hook.url, ['approval.requested']);
+      const count = 70;
+      await Promise.all(Array.from({ length: count }, () => evaluation(t.app, tenant, action(agent.id))));
+
+      const arrived = await hook.waitFor(count);
+      const rows = await eventually(async () => {
+        const all = (await api.get(tenant.admin, `/api/v1/webhooks/${endpoint.id}/deliveries?limit=100`)).json().data as {
+          id: string;
+          status: string;
+        }[];
+        return all.length === count && all.every((d) => d.status === 'delivered') && all;
+      });
+      expect(new Set(arrived.map((a) => a.headers['x-webhook-id']))).toEqual(new Set(rows.map((d) => d.id)));
+      const batchSizes = (await db.rows<{ size: number }>(sql.raw('select size from delivery_batch_sizes'))).map((row) => row.size);
+      expect(batchSizes.reduce((sum, size) => sum + size, 0)).toBe(count);
+      expect(Math.max(...batchSizes)).toBeLessThanOrEqual(32);
+      // Evaluations committed together reach the relay together: some batch holds several.
+      expect(batchSizes.length).toBeLessThan(count);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(hook.received).toHaveLength(count);
+      expect(await outboxOf(tenant.tenantId).then((left) => left.map((row) => row.kind))).toEqual(Array(count).fill('approval_expiry'));
     });
 
     it('sends nothing to an inactive endpoint, and drops effects nobody subscribed to', async () => {

@@ -76,9 +76,9 @@ export { recordOutcome } from './traces/outcome.js';
 export { getTrace, listTraces, verifyTrace } from './traces/traces.js';
 
 // Webhooks and the outbox: endpoints, deliveries, and the jobs that send them.
-export { WEBHOOK_EVENTS, type DueEffect, type EffectKind } from './outbox.js';
+export { DELIVERIES_PER_EFFECT, WEBHOOK_EVENTS, type DueEffect, type EffectKind } from './outbox.js';
 export { announceAuditBatches } from './webhooks/audit-batch.js';
-export { deliverWebhook } from './webhooks/deliver.js';
+export { deliverWebhooks } from './webhooks/deliver.js';
 export { deliveryStore } from './webhooks/delivery-store.js';
 export { listWebhookDeliveries, sendTestWebhook, WEBHOOK_DELIVERY_STATUSES } from './webhooks/deliveries.js';
 export {

@@ -27,10 +27,19 @@ export type Effect =
   | { kind: 'approval_expiry'; approvalId: string; at: Date }
   /** Events seq from..to of a trace were recorded: fans out as `audit.event` webhooks. */
   | { kind: 'audit_events'; traceId: string; fromSeq: number; toSeq: number }
-  /** One delivery of a webhook to one endpoint; the row is its timer between attempts. */
-  | { kind: 'webhook_delivery'; deliveryId: string };
+  /**
+   * Deliveries of one tenant's webhooks, attempted together as one job: up to
+   * DELIVERIES_PER_EFFECT when first sent; a retry is a row of its own, due at its time.
+   */
+  | { kind: 'webhook_delivery'; deliveryIds: readonly string[] };
 
 export type EffectKind = Effect['kind'];
+
+/**
+ * Deliveries first sent together, in one job: their reads and records share statements, and
+ * the queue handles one job instead of many. Small enough that one slow endpoint holds up few.
+ */
+export const DELIVERIES_PER_EFFECT = 32;
 
 /** An outbox row as a job sees it: which effect, for whom, and the ids it concerns. */
 export type DueEffect = Pick<OutboxRow, 'id' | 'tenantId' | 'payload'>;
@@ -56,7 +65,7 @@ function payloadOf(effect: Effect, tenantId: string, now: Date): Record<string, 
     case 'audit_events':
       return { trace_id: effect.traceId, from_seq: effect.fromSeq, to_seq: effect.toSeq };
     case 'webhook_delivery':
-      return { delivery_id: effect.deliveryId };
+      return { delivery_ids: effect.deliveryIds };
     default:
       return { approval_id: effect.approvalId };
   }

@@ -21,5 +21,8 @@ export interface JobBackend extends EffectSink {
   close(): Promise<void>;
 }
 
-/** How many jobs of each queue one process runs at once: deliveries mostly wait on the network. */
-export const CONCURRENCY: Record<QueueName, number> = { effects: 8, deliveries: 32 };
+/**
+ * How many jobs of each queue one process runs at once. Deliveries mostly wait on the network,
+ * and a webhook job sends up to DELIVERIES_PER_EFFECT at once: at most 16 × 32 requests.
+ */
+export const CONCURRENCY: Record<QueueName, number> = { effects: 8, deliveries: 16 };

@@ -1,6 +1,6 @@
 import {
   announceAuditBatches,
-  deliverWebhook,
+  deliverWebhooks,
   expireDueApprovals,
   expireOnSchedule,
   fanOutAuditEvents,
@@ -34,7 +34,7 @@ interface EffectJob {
 export const EFFECT_JOBS = {
   audit_events: { queue: 'effects', handle: fanOutAuditEvents },
   approval_expiry: { queue: 'effects', handle: expireOnSchedule },
-  webhook_delivery: { queue: 'deliveries', handle: deliverWebhook },
+  webhook_delivery: { queue: 'deliveries', handle: deliverWebhooks },
   chat_card: { queue: 'deliveries', handle: postApprovalCard },
   chat_card_update: { queue: 'deliveries', handle: updateApprovalCard },
   approval_email: { queue: 'deliveries', handle: sendApprovalEmail },

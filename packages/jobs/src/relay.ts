@@ -1,4 +1,4 @@
-import type { Deps } from '@agov/domain';
+import { DELIVERIES_PER_EFFECT, type Deps } from '@agov/domain';
 import type { Logger } from 'pino';
 import { HANDLED_KINDS, type HandledKind } from './catalog.js';
 
@@ -22,7 +22,8 @@ const sqlList = (values: readonly string[]) => values.map((value) => `'${value}'
  * One statement claims a batch of due rows, oldest first; rows another relay holds are
  * skipped, so any number of relays can run. In the same statement:
  * - a webhook becomes one delivery per active endpoint of its tenant subscribed to its event,
- *   each with an outbox row of its own, claimed at once (no job just to fan out);
+ *   and each tenant's new deliveries become outbox rows of up to DELIVERIES_PER_EFFECT,
+ *   claimed at once (no job just to fan out);
  * - effects nobody is waiting for are deleted instead of travelling through the queue:
  *   audit events of a tenant with no subscribed endpoint, the expiry of a request already
  *   decided, e-mails and chat cards of a tenant that has not enabled them;
@@ -57,8 +58,9 @@ const CLAIM = `
     returning id, tenant_id
   ), delivery_effects as (
     insert into outbox (tenant_id, kind, payload, available_at, attempts)
-    select tenant_id, 'webhook_delivery', jsonb_build_object('delivery_id', id), now() + $2 * interval '1 millisecond', 1
-    from deliveries
+    select tenant_id, 'webhook_delivery', jsonb_build_object('delivery_ids', jsonb_agg(id)), now() + $2 * interval '1 millisecond', 1
+    from (select id, tenant_id, (row_number() over (partition by tenant_id) - 1) / ${DELIVERIES_PER_EFFECT} as batch from deliveries) d
+    group by tenant_id, batch
     returning id, kind, tenant_id, payload
   ), retired as (
     delete from outbox o using judged j where o.id = j.id and not j.wanted

@@ -31,8 +31,8 @@ import { createWebhookTransport } from './webhook-transport.js';
  */
 const EVALUATION_WRITES = { maxInFlight: 4, maxBatch: 64 };
 /**
- * Reads and records of webhook deliveries (the worker runs up to 32 at once): one statement of
- * each under way, so each carries every delivery that got that far meanwhile.
+ * Reads and records of webhook deliveries (a worker attempts hundreds at once): one statement
+ * of each under way, so each carries every delivery that got that far meanwhile.
  */
 const DELIVERY_STATEMENTS = { maxInFlight: 1, maxBatch: 64 };
 

@@ -5,23 +5,30 @@ import { afterAttempt, type AttemptOutcome } from './retry.js';
 import { deliveryHeaders } from './signing.js';
 
 /**
- * Makes one attempt at a delivery: signs the envelope with the endpoint's secret (read now,
- * never carried in a job), posts it, and records the attempt. The same delivery id goes out
- * on every attempt, so receivers can de-duplicate.
+ * Attempts each delivery of the batch once, at the same time: signs the envelope with the
+ * endpoint's secret (read now, never carried in a job), posts it, and records the attempt. The
+ * same delivery id goes out on every attempt, so receivers can de-duplicate. Once every attempt
+ * is recorded, a retry with a row of its own, the batch's row goes; if this run dies first, the
+ * row comes due again and the run after it skips what was recorded.
  */
-export async function deliverWebhook(deps: Deps, effect: DueEffect): Promise<void> {
-  const { delivery_id: deliveryId } = effect.payload as { delivery_id: string };
+export async function deliverWebhooks(deps: Deps, effect: DueEffect): Promise<void> {
+  const { delivery_ids: deliveryIds } = effect.payload as { delivery_ids: string[] };
+  await Promise.all(deliveryIds.map((deliveryId) => attemptDelivery(deps, effect.tenantId, deliveryId)));
+  await completeEffect(deps.database.db, effect.id);
+}
+
+async function attemptDelivery(deps: Deps, tenantId: string, deliveryId: string): Promise<void> {
   const now = deps.clock.now();
-  const delivery = await deps.webhooks.deliveries.load.submit({ id: deliveryId, tenantId: effect.tenantId });
+  const delivery = await deps.webhooks.deliveries.load.submit({ id: deliveryId, tenantId });
 
   // Deleted with its endpoint, or finished by an earlier run of this same job.
-  if (!delivery || delivery.status === 'delivered' || delivery.status === 'failed') return completeEffect(deps.database.db, effect.id);
-  // A stray duplicate of an earlier attempt: the row is due again at the retry time, not now.
+  if (!delivery || delivery.status === 'delivered' || delivery.status === 'failed') return;
+  // Attempted by an earlier run already: its retry has a row of its own, due later.
   if (delivery.nextRetryAtMs !== null && delivery.nextRetryAtMs > now.getTime()) return;
   if (!delivery.isActive) {
     // Inactive endpoints receive nothing; what was queued for them is given up, not held.
     const givenUp = { status: 'failed', attempts: delivery.attempts, nextRetryAt: null } as const;
-    await record(deps, effect.id, delivery, givenUp, { httpStatus: null, error: 'endpoint is inactive' }, null);
+    await record(deps, delivery, givenUp, { httpStatus: null, error: 'endpoint is inactive' }, null);
     return;
   }
 
@@ -44,13 +51,12 @@ export async function deliverWebhook(deps: Deps, effect: DueEffect): Promise<voi
   const next = afterAttempt(delivery.attempts, result.ok, deps.webhooks.retryDelaysMs, finishedAt);
   const deliveredAt = next.status === 'delivered' ? finishedAt : null;
   // Counted once committed, and by the one run that recorded the attempt.
-  if (await record(deps, effect.id, delivery, next, result, deliveredAt)) deps.observe.deliveryAttempted(next.status);
+  if (await record(deps, delivery, next, result, deliveredAt)) deps.observe.deliveryAttempted(next.status);
 }
 
-/** Records the attempt and moves the outbox row with it; returns whether this run recorded it. */
+/** Records the attempt; returns whether this run recorded it. */
 function record(
   deps: Deps,
-  effectId: string,
   delivery: LoadedDelivery,
   outcome: AttemptOutcome,
   result: { httpStatus: number | null; error: string | null },
@@ -58,7 +64,6 @@ function record(
 ): Promise<boolean> {
   return deps.webhooks.deliveries.record.submit({
     deliveryId: delivery.id,
-    effectId,
     attemptsBefore: delivery.attempts,
     outcome,
     httpStatus: result.httpStatus,

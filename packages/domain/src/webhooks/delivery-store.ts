@@ -25,10 +25,9 @@ export interface LoadedDelivery {
   isActive: boolean;
 }
 
-/** One attempt to record, and the outbox row that moves with it. */
+/** One attempt to record. */
 export interface AttemptRecord {
   deliveryId: string;
-  effectId: string;
   /** The attempt count read before sending: the record is made only if nobody has moved it since. */
   attemptsBefore: number;
   outcome: AttemptOutcome;
@@ -60,15 +59,15 @@ const LOAD = `
   where d.id = any($1::uuid[])`;
 
 /**
- * Records attempts and moves each outbox row with its delivery: due again at the next retry,
- * or retired. Conditional on the attempt count read before sending, so of two runs of the same
- * attempt (a worker presumed dead that was only slow) one records it and owns the row; the
- * other changes nothing. The id lists beside the recordset (`$2`, `$3`) let the planner reach
- * each row by its primary key, whatever it guesses of the recordset's size.
+ * Records attempts, each conditional on the attempt count read before sending, so of two runs
+ * of the same attempt (a worker presumed dead that was only slow) one records it and the other
+ * changes nothing. A delivery to be retried gets an outbox row of its own, due at the retry's
+ * time. The id list beside the recordset (`$2`) lets the planner reach each delivery by its
+ * primary key, whatever it guesses of the recordset's size.
  */
 const RECORD = `
   with attempt as (
-    select * from jsonb_to_recordset($1::jsonb) as a(delivery_id uuid, effect_id uuid, attempts_before int, status text,
+    select * from jsonb_to_recordset($1::jsonb) as a(delivery_id uuid, attempts_before int, status text,
       attempts int, http_status int, last_error text, delivered_at timestamptz, next_retry_at timestamptz)
   ), moved as (
     update webhook_deliveries d
@@ -76,13 +75,11 @@ const RECORD = `
       delivered_at = a.delivered_at, next_retry_at = a.next_retry_at
     from attempt a
     where d.id = any($2::uuid[]) and d.id = a.delivery_id and d.attempts = a.attempts_before and d.status in ('pending', 'retrying')
-    returning d.id
-  ), retired as (
-    delete from outbox o using attempt a
-    where o.id = any($3::uuid[]) and o.id = a.effect_id and a.next_retry_at is null and a.delivery_id in (select id from moved)
-  ), postponed as (
-    update outbox o set available_at = a.next_retry_at, last_error = a.last_error from attempt a
-    where o.id = any($3::uuid[]) and o.id = a.effect_id and a.next_retry_at is not null and a.delivery_id in (select id from moved)
+    returning d.id, d.tenant_id, d.next_retry_at, d.last_error
+  ), retries as (
+    insert into outbox (tenant_id, kind, payload, available_at, last_error)
+    select tenant_id, 'webhook_delivery', jsonb_build_object('delivery_ids', jsonb_build_array(id)), next_retry_at, last_error
+    from moved where next_retry_at is not null
   )
   select id from moved`;
 
@@ -103,7 +100,6 @@ export function deliveryStore(database: Database, options: BatcherOptions): Deli
         JSON.stringify(
           attempts.map((attempt) => ({
             delivery_id: attempt.deliveryId,
-            effect_id: attempt.effectId,
             attempts_before: attempt.attemptsBefore,
             status: attempt.outcome.status,
             attempts: attempt.outcome.attempts,
@@ -114,7 +110,6 @@ export function deliveryStore(database: Database, options: BatcherOptions): Deli
           })),
         ),
         attempts.map((attempt) => attempt.deliveryId),
-        attempts.map((attempt) => attempt.effectId),
       ]);
       // Two runs of one attempt in the same batch: the row moved once, and the first of them owns it.
       const unclaimed = new Set(moved.map((row) => row.id));
