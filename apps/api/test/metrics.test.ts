@@ -105,6 +105,7 @@ describe('metrics of a process that dispatches', () => {
   it('shows the depth of each of its queues', async () => {
     const { text } = await scrape(port);
     expect(sample(text, 'agov_queue_depth{queue="effects"}')).toBe(0);
+    expect(sample(text, 'agov_queue_depth{queue="webhooks"}')).toBe(0);
     expect(sample(text, 'agov_queue_depth{queue="deliveries"}')).toBe(0);
   });
 

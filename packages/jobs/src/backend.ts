@@ -22,7 +22,7 @@ export interface JobBackend extends EffectSink {
 }
 
 /**
- * How many jobs of each queue one process runs at once. Deliveries mostly wait on the network,
- * and a webhook job sends up to DELIVERIES_PER_EFFECT at once: at most 16 × 32 requests.
+ * How many jobs of each queue one process runs at once. Deliveries mostly wait on the network;
+ * a webhook job sends up to DELIVERIES_PER_EFFECT requests at once, so at most 8 × 32.
  */
-export const CONCURRENCY: Record<QueueName, number> = { effects: 8, deliveries: 16 };
+export const CONCURRENCY: Record<QueueName, number> = { effects: 8, webhooks: 8, deliveries: 32 };

@@ -13,10 +13,11 @@ import {
 } from '@agov/domain';
 
 /**
- * Two queues, so slow HTTP deliveries never hold up the fast fan-outs and expiries that
- * create them.
+ * Three queues, so slow receivers never hold up the fast fan-outs and expiries that create
+ * their work, and webhook batches (many requests each) and single e-mails and chat cards
+ * never take each other's turns.
  */
-export const QUEUES = ['effects', 'deliveries'] as const;
+export const QUEUES = ['effects', 'webhooks', 'deliveries'] as const;
 export type QueueName = (typeof QUEUES)[number];
 
 interface EffectJob {
@@ -34,7 +35,7 @@ interface EffectJob {
 export const EFFECT_JOBS = {
   audit_events: { queue: 'effects', handle: fanOutAuditEvents },
   approval_expiry: { queue: 'effects', handle: expireOnSchedule },
-  webhook_delivery: { queue: 'deliveries', handle: deliverWebhooks },
+  webhook_delivery: { queue: 'webhooks', handle: deliverWebhooks },
   chat_card: { queue: 'deliveries', handle: postApprovalCard },
   chat_card_update: { queue: 'deliveries', handle: updateApprovalCard },
   approval_email: { queue: 'deliveries', handle: sendApprovalEmail },

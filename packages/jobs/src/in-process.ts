@@ -47,7 +47,7 @@ export class InProcessBackend implements JobBackend {
   }
 
   async depths(): Promise<Record<QueueName, number>> {
-    return { effects: this.lane('effects').waiting.length, deliveries: this.lane('deliveries').waiting.length };
+    return Object.fromEntries(QUEUES.map((queue) => [queue, this.lane(queue).waiting.length])) as Record<QueueName, number>;
   }
 
   async close(): Promise<void> {
