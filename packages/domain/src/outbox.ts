@@ -41,6 +41,14 @@ export type EffectKind = Effect['kind'];
  */
 export const DELIVERIES_PER_EFFECT = 32;
 
+/** The effects that send these deliveries: one per DELIVERIES_PER_EFFECT of them. */
+export function deliveryEffects(deliveryIds: readonly string[]): Effect[] {
+  const effects: Effect[] = [];
+  for (let start = 0; start < deliveryIds.length; start += DELIVERIES_PER_EFFECT)
+    effects.push({ kind: 'webhook_delivery', deliveryIds: deliveryIds.slice(start, start + DELIVERIES_PER_EFFECT) });
+  return effects;
+}
+
 /** An outbox row as a job sees it: which effect, for whom, and the ids it concerns. */
 export type DueEffect = Pick<OutboxRow, 'id' | 'tenantId' | 'payload'>;
 

@@ -28,7 +28,7 @@ async function attemptDelivery(deps: Deps, tenantId: string, deliveryId: string)
   if (!delivery.isActive) {
     // Inactive endpoints receive nothing; what was queued for them is given up, not held.
     const givenUp = { status: 'failed', attempts: delivery.attempts, nextRetryAt: null } as const;
-    await record(deps, delivery, givenUp, { httpStatus: null, error: 'endpoint is inactive' }, null);
+    await record(deps, delivery, givenUp, { httpStatus: null, error: 'endpoint is inactive' }, now);
     return;
   }
 
@@ -49,9 +49,8 @@ async function attemptDelivery(deps: Deps, tenantId: string, deliveryId: string)
   });
   const finishedAt = deps.clock.now();
   const next = afterAttempt(delivery.attempts, result.ok, deps.webhooks.retryDelaysMs, finishedAt);
-  const deliveredAt = next.status === 'delivered' ? finishedAt : null;
   // Counted once committed, and by the one run that recorded the attempt.
-  if (await record(deps, delivery, next, result, deliveredAt)) deps.observe.deliveryAttempted(next.status);
+  if (await record(deps, delivery, next, result, finishedAt)) deps.observe.deliveryAttempted(next.status);
 }
 
 /** Records the attempt; returns whether this run recorded it. */
@@ -60,7 +59,7 @@ function record(
   delivery: LoadedDelivery,
   outcome: AttemptOutcome,
   result: { httpStatus: number | null; error: string | null },
-  deliveredAt: Date | null,
+  finishedAt: Date,
 ): Promise<boolean> {
   return deps.webhooks.deliveries.record.submit({
     deliveryId: delivery.id,
@@ -68,6 +67,6 @@ function record(
     outcome,
     httpStatus: result.httpStatus,
     error: result.error,
-    deliveredAt,
+    finishedAt,
   });
 }

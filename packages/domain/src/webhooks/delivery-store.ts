@@ -33,7 +33,8 @@ export interface AttemptRecord {
   outcome: AttemptOutcome;
   httpStatus: number | null;
   error: string | null;
-  deliveredAt: Date | null;
+  /** When the attempt ended: the delivered time, if it delivered. */
+  finishedAt: Date;
 }
 
 /**
@@ -105,7 +106,7 @@ export function deliveryStore(database: Database, options: BatcherOptions): Deli
             attempts: attempt.outcome.attempts,
             http_status: attempt.httpStatus,
             last_error: attempt.error,
-            delivered_at: attempt.deliveredAt?.toISOString() ?? null,
+            delivered_at: attempt.outcome.status === 'delivered' ? attempt.finishedAt.toISOString() : null,
             next_retry_at: attempt.outcome.nextRetryAt?.toISOString() ?? null,
           })),
         ),

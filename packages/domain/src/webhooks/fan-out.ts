@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, arrayContains, asc, between, eq } from 'drizzle-orm';
 import { outbox, traceEvents, traces, webhookDeliveries, webhookEndpoints, type Tx } from '@agov/db';
 import type { Deps } from '../deps.js';
-import { completeEffect, DELIVERIES_PER_EFFECT, type DueEffect, type Effect, outboxRows } from '../outbox.js';
+import { completeEffect, deliveryEffects, type DueEffect, outboxRows } from '../outbox.js';
 import { presentAuditExportRow } from '../presenters/traces.js';
 import type { Envelope } from './delivery-store.js';
 
@@ -65,11 +65,6 @@ async function createDeliveries(tx: Tx, deps: Deps, tenantId: string, envelopes:
     })),
   );
   await tx.insert(webhookDeliveries).values(deliveries);
-  const batches: Effect[] = [];
-  for (let start = 0; start < deliveries.length; start += DELIVERIES_PER_EFFECT) {
-    const deliveryIds = deliveries.slice(start, start + DELIVERIES_PER_EFFECT).map((d) => d.id);
-    batches.push({ kind: 'webhook_delivery', deliveryIds });
-  }
-  await tx.insert(outbox).values(outboxRows(tenantId, batches, now));
+  await tx.insert(outbox).values(outboxRows(tenantId, deliveryEffects(deliveries.map((d) => d.id)), now));
   return deliveries.length;
 }
