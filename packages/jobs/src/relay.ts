@@ -70,9 +70,10 @@ const CLAIM = `
     where o.id = j.id and j.wanted and j.kind in (${sqlList(HANDLED_KINDS)})
     returning o.id, o.kind, o.tenant_id, o.payload
   )
-  select id, kind, tenant_id as "tenantId", payload from claimed
-  union all
-  select id, kind, tenant_id, payload from delivery_effects`;
+  select (select count(*) from due)::int as taken, coalesce((select json_agg(handed_on) from (
+    select id, kind, tenant_id as "tenantId", payload from claimed
+    union all
+    select id, kind, tenant_id, payload from delivery_effects) handed_on), '[]') as effects`;
 
 const RELEASE = `update outbox set available_at = now() where id = any($1::uuid[])`;
 
@@ -110,25 +111,30 @@ export class OutboxRelay {
     await this.running;
   }
 
-  /** Claims one batch and hands it on; returns how many rows were claimed. */
+  /**
+   * Claims one batch and hands it on. Returns how many due rows it took, handed on or not:
+   * a batch of webhooks becomes a few delivery jobs, and rows nobody wants become none, but a
+   * full batch still means more may be due.
+   */
   async relayOnce(): Promise<number> {
-    const claimed = await this.deps.database.prepared<ClaimedEffect>(CLAIM, [BATCH, this.options.leaseMs]);
-    if (claimed.length === 0) return 0;
+    const [batch] = await this.deps.database.prepared<{ taken: number; effects: ClaimedEffect[] }>(CLAIM, [BATCH, this.options.leaseMs]);
+    const { taken, effects } = batch!;
+    if (effects.length === 0) return taken;
     try {
-      await this.sink.enqueue(claimed);
+      await this.sink.enqueue(effects);
     } catch (error) {
       // Not handed on: due again at once, for when the queue is back.
-      await this.deps.database.prepared(RELEASE, [claimed.map((effect) => effect.id)]);
+      await this.deps.database.prepared(RELEASE, [effects.map((effect) => effect.id)]);
       throw error;
     }
-    return claimed.length;
+    return taken;
   }
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
-      let claimed = 0;
+      let taken = 0;
       try {
-        claimed = await this.relayOnce();
+        taken = await this.relayOnce();
         if (this.failing) this.logger.info('outbox relay: dispatching again');
         this.failing = false;
       } catch (error) {
@@ -136,7 +142,7 @@ export class OutboxRelay {
         if (!this.failing) this.logger.error({ err: error }, 'outbox relay: cannot dispatch; effects wait in the outbox');
         this.failing = true;
       }
-      if (claimed < BATCH) await this.pause(this.failing ? Math.max(this.options.pollMs, 1_000) : this.options.pollMs);
+      if (taken < BATCH) await this.pause(this.failing ? Math.max(this.options.pollMs, 1_000) : this.options.pollMs);
     }
   }
 
