@@ -46,6 +46,7 @@ export const webhookDeliveries = pgTable(
     nextRetryAt: at('next_retry_at'),
   },
   // Retries are timed by the outbox; a delivery is found by its id or listed by its endpoint.
+  // Stored with fillfactor 50 (migration 0007): the update recording an attempt stays on its page.
   (t) => [index('webhook_deliveries_endpoint').on(t.endpointId, t.createdAt)],
 );
 
