@@ -4,14 +4,18 @@
  * the matching rule is the lowest, so every decision scans them all; it has a webhook
  * endpoint for `approval.requested` at a local receiver, so every approval is delivered.
  *
- * Evaluate runs twice: with no worker (effects pile up in the outbox), then with a worker
- * process consuming from Redis. After each run the bench reports the effects left undone
- * when the load stopped and how long the worker took to finish them. Every response must be
- * 2xx and a sample of bodies must carry the expected decision, or the bench fails.
+ * Each evaluate scenario runs in turns: with no worker (effects pile up in the outbox), and
+ * with a worker process consuming from Redis, alternating in ABBA order so that whatever else
+ * the machine does falls on both sides alike. After each turn a worker finishes what is left,
+ * timed, so no turn inherits work from another; the bench reports the effects left when the
+ * load stopped, how long they took, and the ratio of the two sides' rates, overall and per
+ * round. Every response must be 2xx and a sample of bodies must carry the expected decision,
+ * or the bench fails.
  *
  * Environment: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres),
- * BENCH_REDIS_URL (default redis://127.0.0.1:6379), BENCH_DURATION_S (default 10),
- * BENCH_CONNECTIONS (default 64), BENCH_LOG_LEVEL (default warn).
+ * BENCH_REDIS_URL (default redis://127.0.0.1:6379), BENCH_DURATION_S (default 10, per turn),
+ * BENCH_ROUNDS (default 2: turns per side and scenario), BENCH_CONNECTIONS (default 64),
+ * BENCH_LOG_LEVEL (default warn).
  *
  * BENCH_RATE_LIMITER=compare runs only evaluate → allow against two APIs side by side, one
  * whose rate-limit counters are in Redis and one that counts in its own memory, in alternating
@@ -27,6 +31,49 @@ import { seedTenant } from './tenant.js';
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Turns per side when comparing where the rate-limit counters live. */
 const LIMITER_ROUNDS = 8;
+/** Turns per side when comparing evaluate with and without a worker. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const SIDES = ['none', 'worker'] as const;
+type Side = (typeof SIDES)[number];
+
+/** One turn under load: the rate, p99, CPU ms per request of each part, then what was left and how long it took. */
+interface Turn {
+  rate: number;
+  p99: number;
+  cpu: Record<string, number>;
+  left: number;
+  drainedS: number;
+  received: number;
+}
+type Worker = Awaited<ReturnType<typeof startWorker>>;
+const COLUMNS = [
+  'scenario',
+  'worker',
+  'requests/s',
+  'p99 ms',
+  ...['api', 'worker', 'postgres', 'redis', 'bench'].map((part) => `cpu ms/req ${part}`),
+  'effects left',
+  'drained in s',
+  'webhooks received',
+];
+
+const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/** A side's turns as one row: each turn's rate, p99, left-over and drain time, and the mean CPU per request of each part. */
+function summary(title: string, side: Side, turns: readonly Turn[]) {
+  const each = (values: readonly (number | string)[]) => values.join(' – ');
+  const cpuParts = Object.keys(turns[0]!.cpu);
+  return {
+    scenario: title,
+    worker: side === 'worker' ? '1 process' : 'none',
+    'requests/s': each(turns.map((turn) => turn.rate)),
+    'p99 ms': each(turns.map((turn) => turn.p99)),
+    ...Object.fromEntries(cpuParts.map((part) => [part, Number(mean(turns.map((turn) => turn.cpu[part]!)).toFixed(3))])),
+    'effects left': each(turns.map((turn) => turn.left)),
+    'drained in s': each(turns.map((turn) => turn.drainedS.toFixed(1))),
+    'webhooks received': turns.reduce((sum, turn) => sum + turn.received, 0),
+  };
+}
 
 async function main() {
   build();
@@ -38,11 +85,12 @@ async function main() {
   const env = { NODE_ENV: 'development', REDIS_URL: redisUrl, QUEUE_PREFIX: `agov-bench-${randomUUID()}` };
   const receiver = await startReceiver(200);
   const service = await startService(database.url, { env });
-  let worker: Awaited<ReturnType<typeof startWorker>> | null = null;
+  // Started and stopped between turns (setWorker below).
+  let worker = null as Worker | null;
   try {
     const base = service.url;
     const seed = await seedTenant(base, receiver.url);
-    console.log(`\nPostgreSQL synchronous_commit=${synchronous_commit}; ${connections} connections, ${duration} s per scenario\n`);
+    console.log(`\nPostgreSQL synchronous_commit=${synchronous_commit}; ${connections} connections\n`);
     const evaluations: Scenario[] = [
       { title: 'evaluate → allow', path: '/api/v1/evaluate', body: seed.allowAction, expect: (b) => b.decision === 'allow' },
       {
@@ -57,33 +105,41 @@ async function main() {
     // from an empty outbox.
     for (const scenario of evaluations) await drive(base, seed.auth, scenario, WARM_UP_S);
     await outbox.clear();
+
+    const setWorker = async (wanted: boolean) => {
+      if (wanted && !worker) worker = await startWorker(database.url, env);
+      if (!wanted && worker) {
+        await worker.stop();
+        worker = null;
+      }
+    };
     const rows = [];
-
-    for (const scenario of evaluations)
-      rows.push({
-        ...(await cpuPerRequest({ api: service.pid }, duration, () => drive(base, seed.auth, scenario))),
-        worker: 'none',
-        ...(await outbox.left()),
-      });
-    const piledUp = await outbox.pending();
-    worker = await startWorker(database.url, env);
-    const drained = await outbox.drain();
-    console.log(
-      `A worker started on a backlog of ${piledUp} effects finished them in ${drained.toFixed(1)} s (${Math.round(piledUp / drained)} effects/s).\n`,
-    );
-
+    const ratios = [];
     for (const scenario of evaluations) {
-      const before = receiver.received.length;
-      const result = await cpuPerRequest({ api: service.pid, worker: worker.pid }, duration, () => drive(base, seed.auth, scenario));
-      const backlog = await outbox.pending();
-      const drainedIn = await outbox.drain();
-      rows.push({
-        ...result,
-        worker: '1 process',
-        'effects left': backlog,
-        'drained in s': Number(drainedIn.toFixed(1)),
-        'webhooks received': receiver.received.length - before,
-      });
+      const turns: Record<Side, Turn[]> = { none: [], worker: [] };
+      for (let round = 0; round < ROUNDS; round += 1) {
+        for (const side of round % 2 === 0 ? SIDES : [...SIDES].reverse()) {
+          await setWorker(side === 'worker');
+          const before = receiver.received.length;
+          const children: Record<string, number> = { api: service.pid, ...(worker ? { worker: worker.pid } : {}) };
+          const measured = await cpuPerRequest(children, duration, () => drive(base, seed.auth, scenario));
+          const left = await outbox.pending();
+          // Nothing is carried into the next turn: a worker finishes what is left, timed.
+          await setWorker(true);
+          const drainedS = await outbox.drain();
+          if (side === 'none' && left > 0)
+            console.log(
+              `A worker started on a backlog of ${left} effects finished them in ${drainedS.toFixed(1)} s (${Math.round(left / drainedS)} effects/s).`,
+            );
+          const { 'requests/s': rate, 'p99 ms': p99, ...parts } = measured;
+          const cpu = Object.fromEntries(Object.entries(parts).filter(([key]) => key.startsWith('cpu ms/req '))) as Record<string, number>;
+          turns[side].push({ rate, p99, cpu, left, drainedS, received: receiver.received.length - before });
+        }
+      }
+      for (const side of SIDES) rows.push(summary(scenario.title, side, turns[side]));
+      const perRound = turns.worker.map((turn, round) => turn.rate / turns.none[round]!.rate);
+      const overall = mean(turns.worker.map((turn) => turn.rate)) / mean(turns.none.map((turn) => turn.rate));
+      ratios.push(`${scenario.title}: ${overall.toFixed(2)} (per round ${perRound.map((ratio) => ratio.toFixed(2)).join(' ')})`);
     }
     rows.push({
       ...(await drive(base, seed.auth, {
@@ -95,7 +151,9 @@ async function main() {
       worker: '1 process',
     });
     await outbox.close();
-    console.table(rows);
+    console.log(`\n${ROUNDS} turns of ${duration} s per scenario and side, in ABBA order; figures are the turns' range or mean.`);
+    console.table(rows, COLUMNS);
+    console.log(`Requests/s with a worker ÷ without:\n  ${ratios.join('\n  ')}`);
   } finally {
     await worker?.stop();
     await service.stop();
@@ -145,12 +203,11 @@ async function compareRateLimiter() {
         p99s[side]!.push(row['p99 ms']);
       }
     }
-    const mean = (values: number[]) => Math.round(values.reduce((sum, value) => sum + value, 0) / values.length);
     console.log(`\nevaluate → allow, ${connections} connections, ${LIMITER_ROUNDS} turns of ${turnS} s per side, ABBA order\n`);
     console.table(
       sides.map((side, index) => ({
         'rate limiter': side.title,
-        'requests/s (mean)': mean(rates[index]!),
+        'requests/s (mean)': Math.round(mean(rates[index]!)),
         'requests/s (turns)': rates[index]!.join(' '),
         'p99 ms (worst turn)': Math.max(...p99s[index]!),
       })),
