@@ -24,15 +24,13 @@
 import { randomUUID } from 'node:crypto';
 import { dropRedisPrefixes, freePort } from '../test/processes.js';
 import { startReceiver } from '../test/receiver.js';
-import { connections, drive, duration, type Scenario, WARM_UP_S } from './load.js';
+import { connections, drive, duration, inTurn, rounds, type Scenario, WARM_UP_S } from './load.js';
 import { build, cpuPerRequest, freshDatabase, outboxWatch, startService, startWorker } from './support.js';
 import { seedTenant } from './tenant.js';
 
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Turns per side when comparing where the rate-limit counters live. */
 const LIMITER_ROUNDS = 8;
-/** Turns per side when comparing evaluate with and without a worker. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const SIDES = ['none', 'worker'] as const;
 type Side = (typeof SIDES)[number];
 
@@ -117,8 +115,8 @@ async function main() {
     const ratios = [];
     for (const scenario of evaluations) {
       const turns: Record<Side, Turn[]> = { none: [], worker: [] };
-      for (let round = 0; round < ROUNDS; round += 1) {
-        for (const side of round % 2 === 0 ? SIDES : [...SIDES].reverse()) {
+      for (let round = 0; round < rounds; round += 1) {
+        for (const side of inTurn(SIDES, round)) {
           await setWorker(side === 'worker');
           const before = receiver.received.length;
           const children: Record<string, number> = { api: service.pid, ...(worker ? { worker: worker.pid } : {}) };
@@ -151,7 +149,7 @@ async function main() {
       worker: '1 process',
     });
     await outbox.close();
-    console.log(`\n${ROUNDS} turns of ${duration} s per scenario and side, in ABBA order; figures are the turns' range or mean.`);
+    console.log(`\n${rounds} turns of ${duration} s per scenario and side, in ABBA order; figures are the turns' range or mean.`);
     console.table(rows, COLUMNS);
     console.log(`Requests/s with a worker ÷ without:\n  ${ratios.join('\n  ')}`);
   } finally {
@@ -197,7 +195,7 @@ async function compareRateLimiter() {
     const rates: number[][] = [[], []];
     const p99s: number[][] = [[], []];
     for (let round = 0; round < LIMITER_ROUNDS; round += 1) {
-      for (const side of round % 2 === 0 ? [0, 1] : [1, 0]) {
+      for (const side of inTurn([0, 1], round)) {
         const row = await drive(services[side]!.url, seeded.auth, scenario, turnS);
         rates[side]!.push(row['requests/s']);
         p99s[side]!.push(row['p99 ms']);

@@ -3,12 +3,21 @@
  * non-2xx or error and on a sampled body with the wrong answer, so that a figure made of fast
  * error answers can never be published.
  *
- * Environment: BENCH_DURATION_S (default 10), BENCH_CONNECTIONS (default 64).
+ * Environment: BENCH_DURATION_S (default 10), BENCH_CONNECTIONS (default 64), BENCH_ROUNDS
+ * (default 2).
  */
 import autocannon from 'autocannon';
 
 export const duration = Number(process.env.BENCH_DURATION_S ?? 10);
 export const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
+/** Turns per side when two sides are compared. */
+export const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+
+/**
+ * The sides in the order of one round of turns: as given in even rounds, reversed in odd ones
+ * (ABBA), so that a drift of the machine's speed falls on both sides alike.
+ */
+export const inTurn = <Side>(sides: readonly Side[], round: number): readonly Side[] => (round % 2 === 0 ? sides : [...sides].reverse());
 /** Seconds of load before a measurement, so that a cold process does not make whichever runs first look slow. */
 export const WARM_UP_S = 3;
 /** Every this many responses, the body is checked. */

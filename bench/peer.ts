@@ -7,12 +7,15 @@
  * Redis. Cerbos (from npm, see cerbos.ts) gets the same rule list as principal policies and is
  * asked the same question through `POST /api/check/resources`, once with its audit log written
  * to a file and once with audit off. Both sides get the same load generator and settings
- * (load.ts), one after the other, never at once. Before the load, a few actions are put to
- * both and must get the decisions the rules give; under load a sample of answers is checked.
- * Any error, non-2xx or wrong answer fails the bench; a missed goal does not.
+ * (load.ts), never at once: every row is measured in turns, ours and Cerbos's alternating in
+ * ABBA order, so that whatever else the machine does falls on both alike; each side stays up,
+ * idle, while the other is measured, and each of our turns starts with nothing left for the
+ * worker. Before the load, a few actions are put to both and must get the decisions the rules
+ * give; under load a sample of answers is checked. Any error, non-2xx or wrong answer fails
+ * the bench; a missed goal does not.
  *
  * Environment: as `npm run bench` (BENCH_POSTGRES_URL, BENCH_REDIS_URL, BENCH_DURATION_S,
- * BENCH_CONNECTIONS, BENCH_LOG_LEVEL).
+ * BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_LOG_LEVEL).
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -21,9 +24,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropRedisPrefixes } from '../test/processes.js';
 import { startReceiver } from '../test/receiver.js';
-import { CERBOS_VERSION, checkRequest, effectOf, installCerbos, startCerbos, writePolicies } from './cerbos.js';
-import { connections, drive, duration, type Scenario, WARM_UP_S } from './load.js';
-import { build, call, freshDatabase, outboxWatch, type Service, startService, startWorker } from './support.js';
+import { CERBOS_VERSION, type CerbosServer, checkRequest, effectOf, installCerbos, startCerbos, writePolicies } from './cerbos.js';
+import { connections, drive, duration, inTurn, rounds, type Scenario, WARM_UP_S } from './load.js';
+import { build, call, freshDatabase, outboxWatch, startService, startWorker } from './support.js';
 import { benchAction, benchAgents, benchRules, seedTenant } from './tenant.js';
 
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -42,6 +45,16 @@ const probes = [
 const probeDecisions = (agent: keyof typeof benchAgents) => [benchAgents[agent], 'deny', 'deny', 'deny', 'deny'].join();
 
 type Row = Awaited<ReturnType<typeof drive>>;
+const SIDES = ['ours', 'cerbos'] as const;
+type Side = (typeof SIDES)[number];
+
+/** One line of the table: our scenario, the Cerbos server and check it is compared with, and the goals. */
+interface Pair {
+  ours: Scenario;
+  cerbos: { server: CerbosServer; scenario: Scenario };
+  ratioGoal: number;
+  p99GoalMs: number | null;
+}
 const agentNames = Object.keys(benchAgents) as (keyof typeof benchAgents)[];
 
 async function main() {
@@ -52,7 +65,8 @@ async function main() {
   const env = { NODE_ENV: 'development', REDIS_URL: redisUrl, QUEUE_PREFIX: `agov-bench-${randomUUID()}` };
   const receiver = await startReceiver(200);
   const workDir = await mkdtemp(join(tmpdir(), 'agov-bench-peer-'));
-  let service: Service | null = await startService(database.url, { env });
+  const service = await startService(database.url, { env });
+  const cerbos: Partial<Record<'audited' | 'unaudited', CerbosServer>> = {};
   let worker: Awaited<ReturnType<typeof startWorker>> | null = null;
   const outbox = outboxWatch(database.url);
   try {
@@ -71,64 +85,95 @@ async function main() {
     }
 
     worker = await startWorker(database.url, env);
-    const ours: Scenario[] = [
-      { title: 'evaluate → allow', path: '/api/v1/evaluate', body: seed.allowAction, expect: (b) => b.decision === 'allow' },
-      {
-        title: 'evaluate → approval_required (delivered)',
-        path: '/api/v1/evaluate',
-        body: seed.approvalAction,
-        expect: (b) => b.decision === 'approval_required',
-      },
-      { title: 'dry run POST /policies/test', path: '/api/v1/policies/test', body: seed.allowAction, expect: (b) => b.effect === 'allow' },
-    ];
-    // Each measurement starts with nothing left for the worker to do, so that one scenario's
-    // backlog does not take CPU from the next.
-    for (const scenario of ours) await drive(base, seed.auth, scenario, WARM_UP_S);
-    await outbox.drain();
-    const ourRows: Row[] = [];
-    const backlogs: string[] = [];
-    for (const scenario of ours) {
-      ourRows.push(await drive(base, seed.auth, scenario));
-      const left = await outbox.pending();
-      if (left > 0) backlogs.push(`${scenario.title}: ${left} effects left, done ${(await outbox.drain()).toFixed(1)} s after the load`);
-    }
-    // Cerbos runs alone; what stays up of ours (PostgreSQL, Redis) is idle.
-    await worker.stop();
-    worker = null;
-    await service.stop();
-    service = null;
-
     const policyDir = join(workDir, 'policies');
     await writePolicies(policyDir, { 'allow-bot': benchRules('allow'), 'approval-bot': benchRules('approval_required') });
+    const auditFile = join(workDir, 'audit.log');
+    for (const [audit, file] of [
+      ['audited', auditFile],
+      ['unaudited', null],
+    ] as const) {
+      cerbos[audit] = await startCerbos(binary, workDir, policyDir, file);
+      await probeCerbos(cerbos[audit]);
+    }
     const check = (title: string, principal: string, expected: string): Scenario => ({
       title,
       path: '/api/check/resources',
       body: checkRequest(principal, benchAction),
       expect: (b) => effectOf(b, benchAction.operation) === expected,
     });
-    const auditFile = join(workDir, 'audit.log');
-    const audited = await onCerbos(binary, workDir, policyDir, auditFile, [
-      check('check → allow, audit to file', 'allow-bot', 'allow'),
-      check('check → allow + output approval_required, audit to file', 'approval-bot', 'approval_required'),
-    ]);
+    const pairs: Pair[] = [
+      {
+        ours: { title: 'evaluate → allow', path: '/api/v1/evaluate', body: seed.allowAction, expect: (b) => b.decision === 'allow' },
+        cerbos: { server: cerbos.audited!, scenario: check('check → allow, audit to file', 'allow-bot', 'allow') },
+        ratioGoal: 1.3,
+        p99GoalMs: 50,
+      },
+      {
+        ours: {
+          title: 'evaluate → approval_required (delivered)',
+          path: '/api/v1/evaluate',
+          body: seed.approvalAction,
+          expect: (b) => b.decision === 'approval_required',
+        },
+        cerbos: {
+          server: cerbos.audited!,
+          scenario: check('check → allow + output approval_required, audit to file', 'approval-bot', 'approval_required'),
+        },
+        ratioGoal: 1.0,
+        p99GoalMs: 50,
+      },
+      {
+        ours: {
+          title: 'dry run POST /policies/test',
+          path: '/api/v1/policies/test',
+          body: seed.allowAction,
+          expect: (b) => b.effect === 'allow',
+        },
+        cerbos: { server: cerbos.unaudited!, scenario: check('check → allow, no audit', 'allow-bot', 'allow') },
+        ratioGoal: 3,
+        p99GoalMs: null,
+      },
+    ];
+    for (const pair of pairs) {
+      await drive(base, seed.auth, pair.ours, WARM_UP_S);
+      await drive(pair.cerbos.server.url, {}, pair.cerbos.scenario, WARM_UP_S);
+    }
+    await outbox.drain();
+
+    const rows = [];
+    const backlogs: string[] = [];
+    for (const pair of pairs) {
+      const turns: Record<Side, Row[]> = { ours: [], cerbos: [] };
+      for (let round = 0; round < rounds; round += 1) {
+        for (const side of inTurn(SIDES, round)) {
+          if (side === 'cerbos') {
+            turns.cerbos.push(await drive(pair.cerbos.server.url, {}, pair.cerbos.scenario));
+            continue;
+          }
+          turns.ours.push(await drive(base, seed.auth, pair.ours));
+          // The next turn, ours or Cerbos's, starts with nothing left for the worker.
+          const left = await outbox.pending();
+          if (left > 0) backlogs.push(`${left} (done ${(await outbox.drain()).toFixed(1)} s after the load)`);
+        }
+      }
+      rows.push(compare(turns, pair));
+    }
+    await Promise.all(Object.values(cerbos).map((server) => server.stop()));
     const audit = { lines: await countLines(auditFile), mib: (await stat(auditFile)).size / 2 ** 20 };
     if (audit.lines === 0) throw new Error(`Cerbos wrote no audit entries to ${auditFile}`);
-    const [unaudited] = await onCerbos(binary, workDir, policyDir, null, [check('check → allow, no audit', 'allow-bot', 'allow')]);
 
     console.log(
       `\nPostgreSQL synchronous_commit=${synchronous_commit}; our API with 1 worker process consuming from Redis; Cerbos ${CERBOS_VERSION}.` +
-        `\n${connections} connections, ${duration} s per scenario after ${WARM_UP_S} s of warm-up, one scenario at a time.\n`,
+        `\n${connections} connections; ${rounds} turns of ${duration} s per side and row after ${WARM_UP_S} s of warm-up, in ABBA order;` +
+        ' req/s is the mean of the turns, p99 the worst turn.\n',
     );
-    console.table([
-      compare(ourRows[0]!, audited[0]!, 1.3, 50),
-      compare(ourRows[1]!, audited[1]!, 1.0, 50),
-      compare(ourRows[2]!, unaudited!, 3, null),
-    ]);
-    console.log(`Effects the worker finished after the load: ${backlogs.join('; ') || 'none'}.`);
+    console.table(rows);
+    console.log(`Effects the worker finished after our turns: ${backlogs.join(', ') || 'none'}.`);
     console.log(`Cerbos audit file: ${audit.lines} entries, ${audit.mib.toFixed(1)} MiB (an access and a decision entry per check).`);
   } finally {
+    await Promise.all(Object.values(cerbos).map((server) => server.stop()));
     await worker?.stop();
-    await service?.stop();
+    await service.stop();
     await outbox.close();
     await receiver.close();
     await database.drop();
@@ -137,56 +182,41 @@ async function main() {
   }
 }
 
-/**
- * Starts Cerbos, checks that it decides the probes as our dry run did, then warms up and
- * measures each scenario; stops Cerbos whatever happens.
- */
-async function onCerbos(
-  binary: string,
-  workDir: string,
-  policyDir: string,
-  auditFile: string | null,
-  scenarios: readonly Scenario[],
-): Promise<Row[]> {
-  const cerbos = await startCerbos(binary, workDir, policyDir, auditFile);
-  try {
-    for (const agent of agentNames) {
-      const decisions: string[] = [];
-      for (const action of probes) {
-        const { body } = await call<Record<string, unknown>>(cerbos.url, '/api/check/resources', {
-          method: 'POST',
-          body: checkRequest(agent, action),
-        });
-        decisions.push(effectOf(body, action.operation));
-      }
-      if (decisions.join() !== probeDecisions(agent))
-        throw new Error(`Cerbos for ${agent}: ${decisions.join()}, not ${probeDecisions(agent)}`);
+/** Checks that a Cerbos server decides the probes as our dry run did. */
+async function probeCerbos(server: CerbosServer): Promise<void> {
+  for (const agent of agentNames) {
+    const decisions: string[] = [];
+    for (const action of probes) {
+      const { body } = await call<Record<string, unknown>>(server.url, '/api/check/resources', {
+        method: 'POST',
+        body: checkRequest(agent, action),
+      });
+      decisions.push(effectOf(body, action.operation));
     }
-    for (const scenario of scenarios) await drive(cerbos.url, {}, scenario, WARM_UP_S);
-    const rows: Row[] = [];
-    for (const scenario of scenarios) rows.push(await drive(cerbos.url, {}, scenario));
-    return rows;
-  } finally {
-    await cerbos.stop();
+    if (decisions.join() !== probeDecisions(agent))
+      throw new Error(`Cerbos for ${agent}: ${decisions.join()}, not ${probeDecisions(agent)}`);
   }
 }
 
-/** One line of the table: our figures, Cerbos's, their ratio and the goals. */
-function compare(ours: Row, cerbos: Row, ratioGoal: number, p99GoalMs: number | null) {
-  const ratio = ours['requests/s'] / cerbos['requests/s'];
+/** One line of the table: both sides' turns, the ratio of their mean rates (overall and per round) and the goals. */
+function compare(turns: Record<Side, Row[]>, pair: Pair) {
+  const rate = (rows: readonly Row[]) => rows.reduce((sum, row) => sum + row['requests/s'], 0) / rows.length;
+  const worstP99 = (rows: readonly Row[]) => Math.max(...rows.map((row) => row['p99 ms']));
+  const ratio = rate(turns.ours) / rate(turns.cerbos);
   const met = (yes: boolean) => (yes ? 'yes' : 'no');
   return {
-    ours: ours.scenario,
-    'req/s': ours['requests/s'],
-    'p99 ms': ours['p99 ms'],
-    Cerbos: cerbos.scenario,
-    'Cerbos req/s': cerbos['requests/s'],
-    'Cerbos p99 ms': cerbos['p99 ms'],
+    ours: pair.ours.title,
+    'req/s': Math.round(rate(turns.ours)),
+    'p99 ms': worstP99(turns.ours),
+    Cerbos: pair.cerbos.scenario.title,
+    'Cerbos req/s': Math.round(rate(turns.cerbos)),
+    'Cerbos p99 ms': worstP99(turns.cerbos),
     ratio: Number(ratio.toFixed(2)),
-    'ratio goal': `≥ ${ratioGoal.toFixed(1)}`,
-    'ratio met': met(ratio >= ratioGoal),
-    'p99 goal': p99GoalMs === null ? '' : `≤ ${p99GoalMs} ms`,
-    'p99 met': p99GoalMs === null ? '' : met(ours['p99 ms'] <= p99GoalMs),
+    'per round': turns.ours.map((row, round) => (row['requests/s'] / turns.cerbos[round]!['requests/s']).toFixed(2)).join(' '),
+    'ratio goal': `≥ ${pair.ratioGoal.toFixed(1)}`,
+    'ratio met': met(ratio >= pair.ratioGoal),
+    'p99 goal': pair.p99GoalMs === null ? '' : `≤ ${pair.p99GoalMs} ms`,
+    'p99 met': pair.p99GoalMs === null ? '' : met(worstP99(turns.ours) <= pair.p99GoalMs),
   };
 }
 
