@@ -160,7 +160,6 @@ export function outboxWatch(databaseUrl: string) {
     pending,
     close: () => sql.end(),
     clear: () => sql`delete from outbox where kind <> 'approval_expiry'`,
-    left: async () => ({ 'effects left': await pending() }),
     /** Seconds until nothing is left to do. */
     async drain(): Promise<number> {
       const started = performance.now();
