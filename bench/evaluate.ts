@@ -24,7 +24,7 @@
 import { randomUUID } from 'node:crypto';
 import { dropRedisPrefixes, freePort } from '../test/processes.js';
 import { startReceiver } from '../test/receiver.js';
-import { connections, drive, duration, inTurn, rounds, type Scenario, WARM_UP_S } from './load.js';
+import { connections, drive, duration, inTurn, mean, rounds, type Scenario, WARM_UP_S } from './load.js';
 import { build, cpuPerRequest, freshDatabase, outboxWatch, startService, startWorker } from './support.js';
 import { seedTenant } from './tenant.js';
 
@@ -44,29 +44,32 @@ interface Turn {
   received: number;
 }
 type Worker = Awaited<ReturnType<typeof startWorker>>;
+const CPU_PARTS = ['api', 'worker', 'postgres', 'redis', 'bench'];
 const COLUMNS = [
   'scenario',
   'worker',
   'requests/s',
   'p99 ms',
-  ...['api', 'worker', 'postgres', 'redis', 'bench'].map((part) => `cpu ms/req ${part}`),
+  ...CPU_PARTS.map((part) => `cpu ms/req ${part}`),
   'effects left',
   'drained in s',
   'webhooks received',
 ];
 
-const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-
 /** A side's turns as one row: each turn's rate, p99, left-over and drain time, and the mean CPU per request of each part. */
 function summary(title: string, side: Side, turns: readonly Turn[]) {
   const each = (values: readonly (number | string)[]) => values.join(' – ');
-  const cpuParts = Object.keys(turns[0]!.cpu);
   return {
     scenario: title,
     worker: side === 'worker' ? '1 process' : 'none',
     'requests/s': each(turns.map((turn) => turn.rate)),
     'p99 ms': each(turns.map((turn) => turn.p99)),
-    ...Object.fromEntries(cpuParts.map((part) => [part, Number(mean(turns.map((turn) => turn.cpu[part]!)).toFixed(3))])),
+    ...Object.fromEntries(
+      CPU_PARTS.filter((part) => part in turns[0]!.cpu).map((part) => [
+        `cpu ms/req ${part}`,
+        Number(mean(turns.map((turn) => turn.cpu[part]!)).toFixed(3)),
+      ]),
+    ),
     'effects left': each(turns.map((turn) => turn.left)),
     'drained in s': each(turns.map((turn) => turn.drainedS.toFixed(1))),
     'webhooks received': turns.reduce((sum, turn) => sum + turn.received, 0),
@@ -120,7 +123,7 @@ async function main() {
           await setWorker(side === 'worker');
           const before = receiver.received.length;
           const children: Record<string, number> = { api: service.pid, ...(worker ? { worker: worker.pid } : {}) };
-          const measured = await cpuPerRequest(children, duration, () => drive(base, seed.auth, scenario));
+          const { row, cpu } = await cpuPerRequest(children, duration, () => drive(base, seed.auth, scenario));
           const left = await outbox.pending();
           // Nothing is carried into the next turn: a worker finishes what is left, timed.
           await setWorker(true);
@@ -129,9 +132,14 @@ async function main() {
             console.log(
               `A worker started on a backlog of ${left} effects finished them in ${drainedS.toFixed(1)} s (${Math.round(left / drainedS)} effects/s).`,
             );
-          const { 'requests/s': rate, 'p99 ms': p99, ...parts } = measured;
-          const cpu = Object.fromEntries(Object.entries(parts).filter(([key]) => key.startsWith('cpu ms/req '))) as Record<string, number>;
-          turns[side].push({ rate, p99, cpu, left, drainedS, received: receiver.received.length - before });
+          turns[side].push({
+            rate: row['requests/s'],
+            p99: row['p99 ms'],
+            cpu,
+            left,
+            drainedS,
+            received: receiver.received.length - before,
+          });
         }
       }
       for (const side of SIDES) rows.push(summary(scenario.title, side, turns[side]));

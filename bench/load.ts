@@ -17,6 +17,8 @@ export const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
  * The sides in the order of one round of turns: as given in even rounds, reversed in odd ones
  * (ABBA), so that a drift of the machine's speed falls on both sides alike.
  */
+export const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
 export const inTurn = <Side>(sides: readonly Side[], round: number): readonly Side[] => (round % 2 === 0 ? sides : [...sides].reverse());
 /** Seconds of load before a measurement, so that a cold process does not make whichever runs first look slow. */
 export const WARM_UP_S = 3;

@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { dropRedisPrefixes } from '../test/processes.js';
 import { startReceiver } from '../test/receiver.js';
 import { CERBOS_VERSION, type CerbosServer, checkRequest, effectOf, installCerbos, startCerbos, writePolicies } from './cerbos.js';
-import { connections, drive, duration, inTurn, rounds, type Scenario, WARM_UP_S } from './load.js';
+import { connections, drive, duration, inTurn, mean, rounds, type Scenario, WARM_UP_S } from './load.js';
 import { build, call, freshDatabase, outboxWatch, startService, startWorker } from './support.js';
 import { benchAction, benchAgents, benchRules, seedTenant } from './tenant.js';
 
@@ -66,7 +66,8 @@ async function main() {
   const receiver = await startReceiver(200);
   const workDir = await mkdtemp(join(tmpdir(), 'agov-bench-peer-'));
   const service = await startService(database.url, { env });
-  const cerbos: Partial<Record<'audited' | 'unaudited', CerbosServer>> = {};
+  const cerbosServers: CerbosServer[] = [];
+  const stopCerbos = () => Promise.all(cerbosServers.map((server) => server.stop()));
   let worker: Awaited<ReturnType<typeof startWorker>> | null = null;
   const outbox = outboxWatch(database.url);
   try {
@@ -88,13 +89,14 @@ async function main() {
     const policyDir = join(workDir, 'policies');
     await writePolicies(policyDir, { 'allow-bot': benchRules('allow'), 'approval-bot': benchRules('approval_required') });
     const auditFile = join(workDir, 'audit.log');
-    for (const [audit, file] of [
-      ['audited', auditFile],
-      ['unaudited', null],
-    ] as const) {
-      cerbos[audit] = await startCerbos(binary, workDir, policyDir, file);
-      await probeCerbos(cerbos[audit]);
-    }
+    const startProbedCerbos = async (file: string | null) => {
+      const server = await startCerbos(binary, workDir, policyDir, file);
+      cerbosServers.push(server);
+      await probeCerbos(server);
+      return server;
+    };
+    const audited = await startProbedCerbos(auditFile);
+    const unaudited = await startProbedCerbos(null);
     const check = (title: string, principal: string, expected: string): Scenario => ({
       title,
       path: '/api/check/resources',
@@ -104,7 +106,7 @@ async function main() {
     const pairs: Pair[] = [
       {
         ours: { title: 'evaluate → allow', path: '/api/v1/evaluate', body: seed.allowAction, expect: (b) => b.decision === 'allow' },
-        cerbos: { server: cerbos.audited!, scenario: check('check → allow, audit to file', 'allow-bot', 'allow') },
+        cerbos: { server: audited, scenario: check('check → allow, audit to file', 'allow-bot', 'allow') },
         ratioGoal: 1.3,
         p99GoalMs: 50,
       },
@@ -116,7 +118,7 @@ async function main() {
           expect: (b) => b.decision === 'approval_required',
         },
         cerbos: {
-          server: cerbos.audited!,
+          server: audited,
           scenario: check('check → allow + output approval_required, audit to file', 'approval-bot', 'approval_required'),
         },
         ratioGoal: 1.0,
@@ -129,7 +131,7 @@ async function main() {
           body: seed.allowAction,
           expect: (b) => b.effect === 'allow',
         },
-        cerbos: { server: cerbos.unaudited!, scenario: check('check → allow, no audit', 'allow-bot', 'allow') },
+        cerbos: { server: unaudited, scenario: check('check → allow, no audit', 'allow-bot', 'allow') },
         ratioGoal: 3,
         p99GoalMs: null,
       },
@@ -158,7 +160,7 @@ async function main() {
       }
       rows.push(compare(turns, pair));
     }
-    await Promise.all(Object.values(cerbos).map((server) => server.stop()));
+    await stopCerbos();
     const audit = { lines: await countLines(auditFile), mib: (await stat(auditFile)).size / 2 ** 20 };
     if (audit.lines === 0) throw new Error(`Cerbos wrote no audit entries to ${auditFile}`);
 
@@ -171,7 +173,7 @@ async function main() {
     console.log(`Effects the worker finished after our turns: ${backlogs.join(', ') || 'none'}.`);
     console.log(`Cerbos audit file: ${audit.lines} entries, ${audit.mib.toFixed(1)} MiB (an access and a decision entry per check).`);
   } finally {
-    await Promise.all(Object.values(cerbos).map((server) => server.stop()));
+    await stopCerbos();
     await worker?.stop();
     await service.stop();
     await outbox.close();
@@ -200,7 +202,7 @@ async function probeCerbos(server: CerbosServer): Promise<void> {
 
 /** One line of the table: both sides' turns, the ratio of their mean rates (overall and per round) and the goals. */
 function compare(turns: Record<Side, Row[]>, pair: Pair) {
-  const rate = (rows: readonly Row[]) => rows.reduce((sum, row) => sum + row['requests/s'], 0) / rows.length;
+  const rate = (rows: readonly Row[]) => mean(rows.map((row) => row['requests/s']));
   const worstP99 = (rows: readonly Row[]) => Math.max(...rows.map((row) => row['p99 ms']));
   const ratio = rate(turns.ours) / rate(turns.cerbos);
   const met = (yes: boolean) => (yes ? 'yes' : 'no');

@@ -170,23 +170,22 @@ export function outboxWatch(databaseUrl: string) {
 }
 
 /**
- * CPU time spent by each part of the bench while `work` runs, in milliseconds per request:
- * the given child processes by name, every PostgreSQL and Redis server process on the host,
- * and this process (the load generator and the webhook receiver). Read from `/proc`, so Linux only.
+ * `work`'s result, and the CPU time each part of the bench spent while it ran, in milliseconds
+ * per request, by part: the given child processes by name, `postgres` and `redis` (every
+ * server process of each on the host), and `bench` (this process: the load generator and the
+ * webhook receiver). Read from `/proc`, so Linux only.
  */
 export async function cpuPerRequest<Row extends { 'requests/s': number }>(
   children: Record<string, number>,
   seconds: number,
   work: () => Promise<Row>,
-): Promise<Row & Record<string, number>> {
+): Promise<{ row: Row; cpu: Record<string, number> }> {
   const before = cpuTimes(children);
   const row = await work();
   const after = cpuTimes(children);
   const requests = row['requests/s'] * seconds;
-  const perRequest = Object.fromEntries(
-    Object.entries(after).map(([part, ms]) => [`cpu ms/req ${part}`, Number(((ms - (before[part] ?? 0)) / requests).toFixed(3))]),
-  );
-  return { ...row, ...perRequest };
+  const cpu = Object.fromEntries(Object.entries(after).map(([part, ms]) => [part, (ms - (before[part] ?? 0)) / requests]));
+  return { row, cpu };
 }
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
