@@ -12,6 +12,11 @@
  * round. Every response must be 2xx and a sample of bodies must carry the expected decision,
  * or the bench fails.
  *
+ * Approvals have a third side, the least a delivery can cost on the same cores: no worker, but a
+ * process of its own (bench/bare-sender.ts) posting a delivered envelope to a second receiver as
+ * many times a second as the worker delivered, with the service's own signing and transport and
+ * no queue or database.
+ *
  * Environment: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_REDIS_URL (default redis://127.0.0.1:6379), BENCH_DURATION_S (default 10, per turn),
  * BENCH_ROUNDS (default 2: turns per side and scenario), BENCH_CONNECTIONS (default 64),
@@ -21,18 +26,20 @@
  * whose rate-limit counters are in Redis and one that counts in its own memory, in alternating
  * short turns, and reports both and their ratio (see compareRateLimiter).
  */
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
 import { dropRedisPrefixes, freePort } from '../test/processes.js';
 import { startReceiver } from '../test/receiver.js';
 import { connections, drive, duration, inTurn, mean, rounds, type Scenario, WARM_UP_S } from './load.js';
-import { build, cpuPerRequest, freshDatabase, outboxWatch, startService, startWorker } from './support.js';
+import { build, cpuPerRequest, root, freshDatabase, outboxWatch, startService, startWorker } from './support.js';
 import { seedTenant } from './tenant.js';
 
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Turns per side when comparing where the rate-limit counters live. */
 const LIMITER_ROUNDS = 8;
-const SIDES = ['none', 'worker'] as const;
-type Side = (typeof SIDES)[number];
+type Side = 'none' | 'worker' | 'bare';
+const SIDE_NAMES: Record<Side, string> = { none: 'none', worker: '1 process', bare: 'bare sender' };
 
 /** One turn under load: the rate, p99, CPU ms per request of each part, then what was left and how long it took. */
 interface Turn {
@@ -61,7 +68,7 @@ function summary(title: string, side: Side, turns: readonly Turn[]) {
   const each = (values: readonly (number | string)[]) => values.join(' – ');
   return {
     scenario: title,
-    worker: side === 'worker' ? '1 process' : 'none',
+    worker: SIDE_NAMES[side],
     'requests/s': each(turns.map((turn) => turn.rate)),
     'p99 ms': each(turns.map((turn) => turn.p99)),
     ...Object.fromEntries(
@@ -85,6 +92,7 @@ async function main() {
   // receiver on the local host.
   const env = { NODE_ENV: 'development', REDIS_URL: redisUrl, QUEUE_PREFIX: `agov-bench-${randomUUID()}` };
   const receiver = await startReceiver(200);
+  const bareReceiver = await startReceiver(200);
   const service = await startService(database.url, { env });
   // Started and stopped between turns (setWorker below).
   let worker = null as Worker | null;
@@ -92,19 +100,24 @@ async function main() {
     const base = service.url;
     const seed = await seedTenant(base, receiver.url);
     console.log(`\nPostgreSQL synchronous_commit=${synchronous_commit}; ${connections} connections\n`);
-    const evaluations: Scenario[] = [
-      { title: 'evaluate → allow', path: '/api/v1/evaluate', body: seed.allowAction, expect: (b) => b.decision === 'allow' },
+    const approvals: Scenario = {
+      title: 'evaluate → approval_required',
+      path: '/api/v1/evaluate',
+      body: seed.approvalAction,
+      expect: (b) => b.decision === 'approval_required',
+    };
+    // The worker's side comes before the bare side in the first round: it delivers the envelope the bare side posts.
+    const evaluations: { scenario: Scenario; sides: readonly Side[] }[] = [
       {
-        title: 'evaluate → approval_required',
-        path: '/api/v1/evaluate',
-        body: seed.approvalAction,
-        expect: (b) => b.decision === 'approval_required',
+        scenario: { title: 'evaluate → allow', path: '/api/v1/evaluate', body: seed.allowAction, expect: (b) => b.decision === 'allow' },
+        sides: ['none', 'worker'],
       },
+      { scenario: approvals, sides: ['none', 'worker', 'bare'] },
     ];
     const outbox = outboxWatch(database.url);
     // A cold process would make whichever run comes first look slow: warm up, then start
     // from an empty outbox.
-    for (const scenario of evaluations) await drive(base, seed.auth, scenario, WARM_UP_S);
+    for (const { scenario } of evaluations) await drive(base, seed.auth, scenario, WARM_UP_S);
     await outbox.clear();
 
     const setWorker = async (wanted: boolean) => {
@@ -116,19 +129,27 @@ async function main() {
     };
     const rows = [];
     const ratios = [];
-    for (const scenario of evaluations) {
-      const turns: Record<Side, Turn[]> = { none: [], worker: [] };
+    for (const { scenario, sides } of evaluations) {
+      const turns: Record<Side, Turn[]> = { none: [], worker: [], bare: [] };
       for (let round = 0; round < rounds; round += 1) {
-        for (const side of inTurn(SIDES, round)) {
+        for (const side of inTurn(sides, round)) {
           await setWorker(side === 'worker');
           const before = receiver.received.length;
-          const children: Record<string, number> = { api: service.pid, ...(worker ? { worker: worker.pid } : {}) };
+          // As many posts a second as the worker delivered (its side precedes this one in the first round).
+          const bare =
+            side === 'bare'
+              ? await startBareSender(bareReceiver.url, receiver.received.at(-1)!.body, mean(turns.worker.map((turn) => turn.rate)))
+              : null;
+          // The bare sender stands where the worker would: its CPU is counted as the worker's.
+          const deliverer = worker ?? bare;
+          const children: Record<string, number> = { api: service.pid, ...(deliverer ? { worker: deliverer.pid } : {}) };
           const { row, cpu } = await cpuPerRequest(children, duration, () => drive(base, seed.auth, scenario));
+          await bare?.stop();
           const left = await outbox.pending();
           // Nothing is carried into the next turn: a worker finishes what is left, timed.
           await setWorker(true);
           const drainedS = await outbox.drain();
-          if (side === 'none' && left > 0)
+          if (side !== 'worker' && left > 0)
             console.log(
               `A worker started on a backlog of ${left} effects finished them in ${drainedS.toFixed(1)} s (${Math.round(left / drainedS)} effects/s).`,
             );
@@ -142,10 +163,13 @@ async function main() {
           });
         }
       }
-      for (const side of SIDES) rows.push(summary(scenario.title, side, turns[side]));
-      const perRound = turns.worker.map((turn, round) => turn.rate / turns.none[round]!.rate);
-      const overall = mean(turns.worker.map((turn) => turn.rate)) / mean(turns.none.map((turn) => turn.rate));
-      ratios.push(`${scenario.title}: ${overall.toFixed(2)} (per round ${perRound.map((ratio) => ratio.toFixed(2)).join(' ')})`);
+      for (const side of sides) rows.push(summary(scenario.title, side, turns[side]));
+      for (const side of sides.slice(1)) {
+        const perRound = turns[side].map((turn, round) => turn.rate / turns.none[round]!.rate);
+        const overall = mean(turns[side].map((turn) => turn.rate)) / mean(turns.none.map((turn) => turn.rate));
+        const ratio = `${overall.toFixed(2)} (per round ${perRound.map((value) => value.toFixed(2)).join(' ')})`;
+        ratios.push(`${scenario.title}, ${SIDE_NAMES[side]} ÷ none: ${ratio}`);
+      }
     }
     rows.push({
       ...(await drive(base, seed.auth, {
@@ -159,14 +183,37 @@ async function main() {
     await outbox.close();
     console.log(`\n${rounds} turns of ${duration} s per scenario and side, in ABBA order; figures are the turns' range or mean.`);
     console.table(rows, COLUMNS);
-    console.log(`Requests/s with a worker ÷ without:\n  ${ratios.join('\n  ')}`);
+    console.log(`Requests/s of one side ÷ another:\n  ${ratios.join('\n  ')}`);
   } finally {
     await worker?.stop();
     await service.stop();
     await receiver.close();
+    await bareReceiver.close();
     await database.drop();
     await dropRedisPrefixes(redisUrl, [env.QUEUE_PREFIX]);
   }
+}
+
+/**
+ * Starts bench/bare-sender.ts posting `envelope` to `url` `rate` times a second; `stop` ends it
+ * and throws if any post failed.
+ */
+async function startBareSender(url: string, envelope: string, rate: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-sender.ts'], {
+    cwd: root,
+    env: { PATH: process.env.PATH, BARE_URL: url, BARE_ENVELOPE: envelope, BARE_RATE: String(rate) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  if ((await lines.next()).value !== 'bare sender ready') throw new Error('the bare sender did not start');
+  return {
+    pid: child.pid as number,
+    async stop() {
+      child.kill('SIGTERM');
+      const { sent, failed } = JSON.parse((await lines.next()).value as string) as { sent: number; failed: number };
+      if (failed > 0) throw new Error(`${failed} of ${sent} bare posts failed`);
+    },
+  };
 }
 
 /**

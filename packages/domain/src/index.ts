@@ -89,6 +89,7 @@ export {
   updateWebhookEndpoint,
 } from './webhooks/endpoints.js';
 export { fanOutAuditEvents } from './webhooks/fan-out.js';
+export { deliveryHeaders } from './webhooks/signing.js';
 export { blockedAddressReason } from './webhooks/targets.js';
 export type { OutboundRequest, OutboundResult, WebhookTransport } from './webhooks/transport.js';
 

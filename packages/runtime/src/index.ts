@@ -195,3 +195,4 @@ function parseNotice(payload: string): InvalidationNotice | null {
 
 export { createLogger } from './logger.js';
 export type { Metrics } from './metrics.js';
+export { createWebhookTransport } from './webhook-transport.js';
