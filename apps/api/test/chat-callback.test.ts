@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { chatMessages } from '@agov/db';
 import { eventually } from '../../../test/receiver.js';
 import { blockActions, type FakeSlack, signedInteraction, slackHeaders, startFakeSlack } from '../../../test/slack-api.js';
@@ -249,7 +249,10 @@ describe('the chat callback verifies the signature before anything else', () => 
   it('answers 403 to bad, stale, future, missing and foreign signatures, and decides nothing', async () => {
     const { reviewer, secret, team, approvalId, status } = await cardScenario();
     const payload = blockActions({ teamId: team, userId: reviewer.user, action: 'approval.approve', approvalId });
-    const now = Math.floor(Date.now() / 1000);
+    // The service's clock stands still, so "301 s away" stays just outside the window however
+    // long the requests take (on a running clock, `now + 301` came inside it a second later).
+    const now = Math.floor(clock.stop().getTime() / 1000);
+    onTestFinished(() => clock.resume());
     const valid = signedInteraction(secret, payload, now);
     const without = (name: string) => ({
       body: valid.body,
