@@ -4,7 +4,8 @@
  * Our side is `npm run bench`'s setup: the built API on a fresh PostgreSQL database
  * (synchronous commit as the server has it), the bench tenant (50 rules per agent, the matching
  * one lowest), a webhook receiver for every approval, and one worker process consuming from
- * Redis. Cerbos (from npm, see cerbos.ts) gets the same rule list as principal policies and is
+ * Redis. Approvals are also measured for a second tenant with the same rules and no webhook
+ * endpoint, so that the table shows them with and without a delivery each. Cerbos (from npm, see cerbos.ts) gets the same rule list as principal policies and is
  * asked the same question through `POST /api/check/resources`, once with its audit log written
  * to a file and once with audit off. Both sides get the same load generator and settings
  * (load.ts), never at once: every row is measured in turns, ours and Cerbos's alternating in
@@ -51,6 +52,8 @@ type Side = (typeof SIDES)[number];
 /** One line of the table: our scenario, the Cerbos server and check it is compared with, and the goals. */
 interface Pair {
   ours: Scenario;
+  /** The runtime key of the tenant our scenario runs as. */
+  auth: Record<string, string>;
   cerbos: { server: CerbosServer; scenario: Scenario };
   ratioGoal: number;
   p99GoalMs: number | null;
@@ -73,6 +76,8 @@ async function main() {
   try {
     const base = service.url;
     const seed = await seedTenant(base, receiver.url);
+    // The same rules for a tenant with no webhook endpoint: its approvals have nothing to deliver.
+    const quiet = await seedTenant(base, null);
     for (const agent of agentNames) {
       const decisions: string[] = [];
       for (const action of probes) {
@@ -106,6 +111,7 @@ async function main() {
     const pairs: Pair[] = [
       {
         ours: { title: 'evaluate → allow', path: '/api/v1/evaluate', body: seed.allowAction, expect: (b) => b.decision === 'allow' },
+        auth: seed.auth,
         cerbos: { server: audited, scenario: check('check → allow, audit to file', 'allow-bot', 'allow') },
         ratioGoal: 1.3,
         p99GoalMs: 50,
@@ -117,6 +123,22 @@ async function main() {
           body: seed.approvalAction,
           expect: (b) => b.decision === 'approval_required',
         },
+        auth: seed.auth,
+        cerbos: {
+          server: audited,
+          scenario: check('check → allow + output approval_required, audit to file', 'approval-bot', 'approval_required'),
+        },
+        ratioGoal: 1.0,
+        p99GoalMs: 50,
+      },
+      {
+        ours: {
+          title: 'evaluate → approval_required (nothing to deliver)',
+          path: '/api/v1/evaluate',
+          body: quiet.approvalAction,
+          expect: (b) => b.decision === 'approval_required',
+        },
+        auth: quiet.auth,
         cerbos: {
           server: audited,
           scenario: check('check → allow + output approval_required, audit to file', 'approval-bot', 'approval_required'),
@@ -131,13 +153,14 @@ async function main() {
           body: seed.allowAction,
           expect: (b) => b.effect === 'allow',
         },
+        auth: seed.auth,
         cerbos: { server: unaudited, scenario: check('check → allow, no audit', 'allow-bot', 'allow') },
         ratioGoal: 3,
         p99GoalMs: null,
       },
     ];
     for (const pair of pairs) {
-      await drive(base, seed.auth, pair.ours, WARM_UP_S);
+      await drive(base, pair.auth, pair.ours, WARM_UP_S);
       await drive(pair.cerbos.server.url, {}, pair.cerbos.scenario, WARM_UP_S);
     }
     await outbox.drain();
@@ -152,7 +175,7 @@ async function main() {
             turns.cerbos.push(await drive(pair.cerbos.server.url, {}, pair.cerbos.scenario));
             continue;
           }
-          turns.ours.push(await drive(base, seed.auth, pair.ours));
+          turns.ours.push(await drive(base, pair.auth, pair.ours));
           // The next turn, ours or Cerbos's, starts with nothing left for the worker.
           const left = await outbox.pending();
           if (left > 0) backlogs.push(`${left} (done ${(await outbox.drain()).toFixed(1)} s after the load)`);

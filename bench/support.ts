@@ -3,6 +3,7 @@
  * built API in its own process, JSON calls to it, and the effects its outbox still holds.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
@@ -147,7 +148,7 @@ export async function call<Body = { data: Record<string, unknown> }>(
 export async function signUp(base: string) {
   const signup = await call(base, '/api/v1/auth/signup', {
     method: 'POST',
-    body: { organization_name: 'Bench', name: 'Bench', email: 'bench@example.test', password: 'a long bench password' },
+    body: { organization_name: 'Bench', name: 'Bench', email: `bench-${randomUUID()}@example.test`, password: 'a long bench password' },
   });
   return { headers: { cookie: signup.cookie }, runtimeKey: (signup.body.data.api_key as { key: string }).key };
 }

@@ -46,11 +46,13 @@ export function benchRules(effect: 'allow' | 'approval_required'): BenchRule[] {
 
 /**
  * Signs up the tenant, subscribes `webhookUrl` to `approval.requested` (so every approval is
- * delivered) and creates the agents with their rules. `auth` is the runtime key's header.
+ * delivered; `null`: nothing is) and creates the agents with their rules. `auth` is the runtime
+ * key's header.
  */
-export async function seedTenant(base: string, webhookUrl: string) {
+export async function seedTenant(base: string, webhookUrl: string | null) {
   const { headers, runtimeKey } = await signUp(base);
-  await call(base, '/api/v1/webhooks', { method: 'POST', headers, body: { url: webhookUrl, events: ['approval.requested'] } });
+  if (webhookUrl !== null)
+    await call(base, '/api/v1/webhooks', { method: 'POST', headers, body: { url: webhookUrl, events: ['approval.requested'] } });
   const agentIds: Record<string, string> = {};
   for (const [name, effect] of Object.entries(benchAgents)) {
     const agentId = (await call(base, '/api/v1/agents', { method: 'POST', headers, body: agentBody(name) })).body.data.id as string;
