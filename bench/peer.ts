@@ -108,6 +108,22 @@ async function main() {
       body: checkRequest(principal, benchAction),
       expect: (b) => effectOf(b, benchAction.operation) === expected,
     });
+    // Approvals against Cerbos's labelled allow, for a tenant with or without a webhook endpoint.
+    const approvalPair = (delivery: string, tenant: typeof seed): Pair => ({
+      ours: {
+        title: `evaluate → approval_required (${delivery})`,
+        path: '/api/v1/evaluate',
+        body: tenant.approvalAction,
+        expect: (b) => b.decision === 'approval_required',
+      },
+      auth: tenant.auth,
+      cerbos: {
+        server: audited,
+        scenario: check('check → allow + output approval_required, audit to file', 'approval-bot', 'approval_required'),
+      },
+      ratioGoal: 1.0,
+      p99GoalMs: 50,
+    });
     const pairs: Pair[] = [
       {
         ours: { title: 'evaluate → allow', path: '/api/v1/evaluate', body: seed.allowAction, expect: (b) => b.decision === 'allow' },
@@ -116,36 +132,8 @@ async function main() {
         ratioGoal: 1.3,
         p99GoalMs: 50,
       },
-      {
-        ours: {
-          title: 'evaluate → approval_required (delivered)',
-          path: '/api/v1/evaluate',
-          body: seed.approvalAction,
-          expect: (b) => b.decision === 'approval_required',
-        },
-        auth: seed.auth,
-        cerbos: {
-          server: audited,
-          scenario: check('check → allow + output approval_required, audit to file', 'approval-bot', 'approval_required'),
-        },
-        ratioGoal: 1.0,
-        p99GoalMs: 50,
-      },
-      {
-        ours: {
-          title: 'evaluate → approval_required (nothing to deliver)',
-          path: '/api/v1/evaluate',
-          body: quiet.approvalAction,
-          expect: (b) => b.decision === 'approval_required',
-        },
-        auth: quiet.auth,
-        cerbos: {
-          server: audited,
-          scenario: check('check → allow + output approval_required, audit to file', 'approval-bot', 'approval_required'),
-        },
-        ratioGoal: 1.0,
-        p99GoalMs: 50,
-      },
+      approvalPair('delivered', seed),
+      approvalPair('nothing to deliver', quiet),
       {
         ours: {
           title: 'dry run POST /policies/test',
