@@ -31,7 +31,7 @@ import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { dropRedisPrefixes, freePort } from '../test/processes.js';
 import { startReceiver } from '../test/receiver.js';
-import { connections, drive, duration, inTurn, mean, rounds, type Scenario, WARM_UP_S } from './load.js';
+import { connections, drive, duration, inTurn, mean, ratioOf, rounds, type Scenario, WARM_UP_S } from './load.js';
 import { build, cpuPerRequest, root, freshDatabase, outboxWatch, startService, startWorker } from './support.js';
 import { seedTenant } from './tenant.js';
 
@@ -166,10 +166,9 @@ async function main() {
       }
       for (const side of sides) rows.push(summary(scenario.title, side, turns[side]));
       for (const side of sides.slice(1)) {
-        const perRound = turns[side].map((turn, round) => turn.rate / turns.none[round]!.rate);
-        const overall = mean(turns[side].map((turn) => turn.rate)) / mean(turns.none.map((turn) => turn.rate));
-        const ratio = `${overall.toFixed(2)} (per round ${perRound.map((value) => value.toFixed(2)).join(' ')})`;
-        ratios.push(`${scenario.title}, ${SIDE_NAMES[side]}: ${ratio}`);
+        const rates = (of: Side) => turns[of].map((turn) => turn.rate);
+        const { overall, perRound } = ratioOf(rates(side), rates('none'));
+        ratios.push(`${scenario.title}, ${SIDE_NAMES[side]}: ${overall.toFixed(2)} (per round ${perRound})`);
       }
     }
     rows.push({
@@ -266,10 +265,8 @@ async function compareRateLimiter() {
         'p99 ms (worst turn)': Math.max(...p99s[index]!),
       })),
     );
-    const ratios = rates[0]!.map((rate, round) => rate / rates[1]![round]!);
-    console.log(
-      `Redis / memory: ${(mean(rates[0]!) / mean(rates[1]!)).toFixed(3)} overall; per round ${ratios.map((ratio) => ratio.toFixed(2)).join(' ')}`,
-    );
+    const { overall, perRound } = ratioOf(rates[0]!, rates[1]!);
+    console.log(`Redis / memory: ${overall.toFixed(3)} overall; per round ${perRound}`);
   } finally {
     for (const service of services) await service.stop();
     await database.drop();

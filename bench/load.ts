@@ -13,12 +13,20 @@ export const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 /** Turns per side when two sides are compared. */
 export const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 
+export const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/** One side's rates over another's, turn by turn: the ratio of their means, and each round's. */
+export function ratioOf(rates: readonly number[], baseline: readonly number[]): { overall: number; perRound: string } {
+  return {
+    overall: mean(rates) / mean(baseline),
+    perRound: rates.map((rate, round) => (rate / baseline[round]!).toFixed(2)).join(' '),
+  };
+}
+
 /**
  * The sides in the order of one round of turns: as given in even rounds, reversed in odd ones
  * (ABBA), so that a drift of the machine's speed falls on both sides alike.
  */
-export const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-
 export const inTurn = <Side>(sides: readonly Side[], round: number): readonly Side[] => (round % 2 === 0 ? sides : [...sides].reverse());
 /** Seconds of load before a measurement, so that a cold process does not make whichever runs first look slow. */
 export const WARM_UP_S = 3;

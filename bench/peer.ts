@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { dropRedisPrefixes } from '../test/processes.js';
 import { startReceiver } from '../test/receiver.js';
 import { CERBOS_VERSION, type CerbosServer, checkRequest, effectOf, installCerbos, startCerbos, writePolicies } from './cerbos.js';
-import { connections, drive, duration, inTurn, mean, rounds, type Scenario, WARM_UP_S } from './load.js';
+import { connections, drive, duration, inTurn, mean, ratioOf, rounds, type Scenario, WARM_UP_S } from './load.js';
 import { build, call, freshDatabase, outboxWatch, startService, startWorker } from './support.js';
 import { benchAction, benchAgents, benchRules, seedTenant } from './tenant.js';
 
@@ -213,19 +213,19 @@ async function probeCerbos(server: CerbosServer): Promise<void> {
 
 /** One line of the table: both sides' turns, the ratio of their mean rates (overall and per round) and the goals. */
 function compare(turns: Record<Side, Row[]>, pair: Pair) {
-  const rate = (rows: readonly Row[]) => mean(rows.map((row) => row['requests/s']));
+  const rates = (rows: readonly Row[]) => rows.map((row) => row['requests/s']);
   const worstP99 = (rows: readonly Row[]) => Math.max(...rows.map((row) => row['p99 ms']));
-  const ratio = rate(turns.ours) / rate(turns.cerbos);
+  const { overall: ratio, perRound } = ratioOf(rates(turns.ours), rates(turns.cerbos));
   const met = (yes: boolean) => (yes ? 'yes' : 'no');
   return {
     ours: pair.ours.title,
-    'req/s': Math.round(rate(turns.ours)),
+    'req/s': Math.round(mean(rates(turns.ours))),
     'p99 ms': worstP99(turns.ours),
     Cerbos: pair.cerbos.scenario.title,
-    'Cerbos req/s': Math.round(rate(turns.cerbos)),
+    'Cerbos req/s': Math.round(mean(rates(turns.cerbos))),
     'Cerbos p99 ms': worstP99(turns.cerbos),
     ratio: Number(ratio.toFixed(2)),
-    'per round': turns.ours.map((row, round) => (row['requests/s'] / turns.cerbos[round]!['requests/s']).toFixed(2)).join(' '),
+    'per round': perRound,
     'ratio goal': `≥ ${pair.ratioGoal.toFixed(1)}`,
     'ratio met': met(ratio >= pair.ratioGoal),
     'p99 goal': pair.p99GoalMs === null ? '' : `≤ ${pair.p99GoalMs} ms`,
