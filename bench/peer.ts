@@ -5,9 +5,10 @@
  * (synchronous commit as the server has it), the bench tenant (50 rules per agent, the matching
  * one lowest), a webhook receiver for every approval, and one worker process consuming from
  * Redis. Approvals are also measured for a second tenant with the same rules and no webhook
- * endpoint, so that the table shows them with and without a delivery each. Cerbos (from npm, see cerbos.ts) gets the same rule list as principal policies and is
- * asked the same question through `POST /api/check/resources`, once with its audit log written
- * to a file and once with audit off. Both sides get the same load generator and settings
+ * endpoint, so that the table shows them with and without a delivery each. Cerbos (from npm,
+ * see cerbos.ts) gets the same rule list as principal policies and is asked the same question
+ * through `POST /api/check/resources`, once with its audit log written to a file and once with
+ * audit off. Both sides get the same load generator and settings
  * (load.ts), never at once: every row is measured in turns, ours and Cerbos's alternating in
  * ABBA order, so that whatever else the machine does falls on both alike; each side stays up,
  * idle, while the other is measured, and each of our turns starts with nothing left for the
