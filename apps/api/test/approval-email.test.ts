@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { outbox } from '@agov/db';
@@ -13,6 +10,7 @@ import {
   type Credential,
   createTestApp,
   keyWithScopes,
+  DISPATCH_DATABASES,
   ownDatabase,
   request,
   sessionWithRole,
@@ -161,13 +159,7 @@ const RETRY_DELAYS_MS = [150, 150, 150, 150];
 const PUBLIC_URL = 'https://governance.example.com';
 const SMTP_PASSWORD = 'smtp-password-never-logged';
 
-/** The same suite on a PostgreSQL server and on embedded PostgreSQL. */
-const DATABASES = {
-  postgres: async () => ({ DATABASE_URL: await ownDatabase() }),
-  embedded: async () => ({ DATABASE_URL: '', DATA_DIR: mkdtempSync(join(tmpdir(), 'agov-email-')), MIGRATE_ON_START: 'true' }),
-};
-
-describe.each(Object.entries(DATABASES))('approval e-mails on %s', (_name, database) => {
+describe.each(Object.entries(DISPATCH_DATABASES))('approval e-mails on %s', (_name, database) => {
   let smtp: SmtpReceiver;
   let t: TestApp;
   let api: Client;

@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +6,7 @@ import { eventually } from '../../../test/receiver.js';
 import { startFakeSlack, type FakeSlack, type SlackCall } from '../../../test/slack-api.js';
 import { type Client, client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, ownDatabase, request, signupTenant, type Tenant, type TestApp } from './harness.js';
+import { createTestApp, DISPATCH_DATABASES, request, signupTenant, type Tenant, type TestApp } from './harness.js';
 import { evaluation } from './scenarios.js';
 
 /*
@@ -19,12 +16,7 @@ import { evaluation } from './scenarios.js';
 const PUBLIC_URL = 'https://governance.example.test';
 const RETRY_DELAYS_MS = [100, 100, 100, 100];
 
-const DATABASES = {
-  postgres: async () => ({ DATABASE_URL: await ownDatabase() }),
-  embedded: async () => ({ DATABASE_URL: '', DATA_DIR: mkdtempSync(join(tmpdir(), 'agov-chat-')), MIGRATE_ON_START: 'true' }),
-};
-
-describe.each(Object.entries(DATABASES))('approval cards on %s', (_name, database) => {
+describe.each(Object.entries(DISPATCH_DATABASES))('approval cards on %s', (_name, database) => {
   let slack: FakeSlack;
   let t: TestApp;
   let api: Client;

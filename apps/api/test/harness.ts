@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import postgres from 'postgres';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -105,6 +108,12 @@ export async function ownDatabase(): Promise<string> {
   }
   return Object.assign(new URL(server), { pathname: `/${name}` }).toString();
 }
+
+/** For suites that dispatch effects: each database their own, on the PostgreSQL server and embedded. */
+export const DISPATCH_DATABASES = {
+  postgres: async () => ({ DATABASE_URL: await ownDatabase() }),
+  embedded: async () => ({ DATABASE_URL: '', DATA_DIR: mkdtempSync(join(tmpdir(), 'agov-dispatch-')), MIGRATE_ON_START: 'true' }),
+};
 
 /** How a test authenticates: an API key, a session cookie, or nothing. */
 export type Credential = { apiKey: string } | { cookie: string } | null;

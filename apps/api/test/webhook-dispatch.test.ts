@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { verify } from '@octokit/webhooks-methods';
 import { and, eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
@@ -9,7 +6,7 @@ import { outbox, webhookDeliveries } from '@agov/db';
 import { eventually, startReceiver, type Receiver } from '../../../test/receiver.js';
 import { type Client, client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, ownDatabase, signupTenant, type Tenant, type TestApp } from './harness.js';
+import { createTestApp, DISPATCH_DATABASES, signupTenant, type Tenant, type TestApp } from './harness.js';
 import { evaluation } from './scenarios.js';
 
 /*
@@ -19,13 +16,7 @@ import { evaluation } from './scenarios.js';
  */
 const RETRY_DELAYS_MS = [150, 150, 150, 150];
 
-/** The same suite on a PostgreSQL server and on embedded PostgreSQL. */
-const DATABASES = {
-  postgres: async () => ({ DATABASE_URL: await ownDatabase() }),
-  embedded: async () => ({ DATABASE_URL: '', DATA_DIR: mkdtempSync(join(tmpdir(), 'agov-dispatch-')), MIGRATE_ON_START: 'true' }),
-};
-
-describe.each(Object.entries(DATABASES))('dispatch on %s', (_name, database) => {
+describe.each(Object.entries(DISPATCH_DATABASES))('dispatch on %s', (_name, database) => {
   let t: TestApp;
   let api: Client;
   beforeAll(async () => {
