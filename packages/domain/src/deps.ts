@@ -13,6 +13,7 @@ import type { TenantPlanCache } from './limits/tenant-plan-cache.js';
 import type { Mailer } from './notifications/mailer.js';
 import type { Observer } from './observer.js';
 import type { DeliveryStore } from './webhooks/delivery-store.js';
+import type { EndpointBreaker } from './webhooks/breaker.js';
 import type { WebhookTransport } from './webhooks/transport.js';
 
 /** What domain functions need from the outside world; built once by the runtime. */
@@ -37,6 +38,8 @@ export interface Deps {
     readonly timeoutMs: number;
     /** Delays before the 2nd, 3rd, … attempt; a delivery has `length + 1` attempts. */
     readonly retryDelaysMs: readonly number[];
+    /** Keeps endpoints that hang from taking every delivery slot of this process. */
+    readonly breaker: EndpointBreaker;
   };
   /** Sends approval e-mails (SMTP, or nothing when `SMTP_URL` is unset). */
   readonly mailer: Mailer;

@@ -78,6 +78,7 @@ export { getTrace, listTraces, verifyTrace } from './traces/traces.js';
 // Webhooks and the outbox: endpoints, deliveries, and the jobs that send them.
 export { DELIVERIES_PER_EFFECT, WEBHOOK_EVENTS, type DueEffect, type EffectKind } from './outbox.js';
 export { announceAuditBatches } from './webhooks/audit-batch.js';
+export { EndpointBreaker } from './webhooks/breaker.js';
 export { deliverWebhooks } from './webhooks/deliver.js';
 export { deliveryStore } from './webhooks/delivery-store.js';
 export { listWebhookDeliveries, sendTestWebhook, WEBHOOK_DELIVERY_STATUSES } from './webhooks/deliveries.js';

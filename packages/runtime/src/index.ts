@@ -7,6 +7,7 @@ import {
   CacheFreshness,
   DecisionInputsCache,
   EffectAudienceCache,
+  EndpointBreaker,
   deliveryStore,
   evaluationWriter,
   INVALIDATION_CHANNEL,
@@ -106,6 +107,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       deliveries: deliveryStore(database, DELIVERY_STATEMENTS),
       timeoutMs: config.webhookTimeoutMs,
       retryDelaysMs: config.webhookRetryDelaysMs,
+      // An endpoint whose probe timed out is tried again when a first retry would be.
+      breaker: new EndpointBreaker(config.webhookRetryDelaysMs[0]!),
     },
     mailer: createMailer(config, options.logger),
     chat: createChat(config, options.logger),

@@ -54,7 +54,7 @@ describe('webhook transport', () => {
     const target = await receiver((_request, response) => response.writeHead(204).end());
     const result = await createWebhookTransport('development').post(outbound(target.url));
 
-    expect(result).toEqual({ ok: true, httpStatus: 204, durationMs: expect.any(Number), error: null });
+    expect(result).toEqual({ ok: true, httpStatus: 204, durationMs: expect.any(Number), error: null, timedOut: false });
     expect(Number.isInteger(result.durationMs)).toBe(true);
     expect(target.received).toHaveLength(1);
     expect(target.received[0]!.method).toBe('POST');
@@ -65,7 +65,7 @@ describe('webhook transport', () => {
   it('reports a non-2xx status without quoting the answer', async () => {
     const target = await receiver((_request, response) => response.writeHead(500).end('stack trace with internals'));
     const result = await createWebhookTransport('development').post(outbound(target.url));
-    expect(result).toEqual({ ok: false, httpStatus: 500, durationMs: expect.any(Number), error: 'HTTP 500' });
+    expect(result).toEqual({ ok: false, httpStatus: 500, durationMs: expect.any(Number), error: 'HTTP 500', timedOut: false });
   });
 
   it('does not follow a redirect', async () => {
@@ -73,7 +73,13 @@ describe('webhook transport', () => {
     const target = await receiver((_request, response) => response.writeHead(302, { location: elsewhere.url }).end());
     const result = await createWebhookTransport('development').post(outbound(target.url));
 
-    expect(result).toEqual({ ok: false, httpStatus: 302, durationMs: expect.any(Number), error: 'redirect (HTTP 302) not followed' });
+    expect(result).toEqual({
+      ok: false,
+      httpStatus: 302,
+      durationMs: expect.any(Number),
+      error: 'redirect (HTTP 302) not followed',
+      timedOut: false,
+    });
     expect(elsewhere.connections).toHaveLength(0);
   });
 
@@ -82,7 +88,13 @@ describe('webhook transport', () => {
     const started = Date.now();
     const result = await createWebhookTransport('development').post(outbound(target.url, 300));
 
-    expect(result).toEqual({ ok: false, httpStatus: null, durationMs: expect.any(Number), error: 'timed out after 300 ms' });
+    expect(result).toEqual({
+      ok: false,
+      httpStatus: null,
+      durationMs: expect.any(Number),
+      error: 'timed out after 300 ms',
+      timedOut: true,
+    });
     expect(result.durationMs).toBeGreaterThanOrEqual(299);
     expect(Date.now() - started).toBeLessThan(1_000);
   });
@@ -95,7 +107,13 @@ describe('webhook transport', () => {
     const started = Date.now();
     const result = await createWebhookTransport('development').post(outbound(target.url, 300));
 
-    expect(result).toEqual({ ok: false, httpStatus: null, durationMs: expect.any(Number), error: 'timed out after 300 ms' });
+    expect(result).toEqual({
+      ok: false,
+      httpStatus: null,
+      durationMs: expect.any(Number),
+      error: 'timed out after 300 ms',
+      timedOut: true,
+    });
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 
@@ -115,7 +133,7 @@ describe('webhook transport', () => {
     const started = Date.now();
     const result = await createWebhookTransport('development').post(outbound(target.url, 10_000));
 
-    expect(result).toEqual({ ok: true, httpStatus: 200, durationMs: expect.any(Number), error: null });
+    expect(result).toEqual({ ok: true, httpStatus: 200, durationMs: expect.any(Number), error: null, timedOut: false });
     expect(Date.now() - started).toBeLessThan(1_000);
     await socketClosed;
   });
@@ -126,7 +144,13 @@ describe('webhook transport', () => {
     server.close();
     await once(server, 'close');
     const result = await createWebhookTransport('development').post(outbound(target.url));
-    expect(result).toEqual({ ok: false, httpStatus: null, durationMs: expect.any(Number), error: 'connection failed (ECONNREFUSED)' });
+    expect(result).toEqual({
+      ok: false,
+      httpStatus: null,
+      durationMs: expect.any(Number),
+      error: 'connection failed (ECONNREFUSED)',
+      timedOut: false,
+    });
   });
 
   it('keeps working for later sends on the same transport', async () => {
@@ -152,6 +176,7 @@ describe('webhook transport in production', () => {
       httpStatus: null,
       durationMs: expect.any(Number),
       error: `address ${address} is not allowed (${reason})`,
+      timedOut: false,
     });
     expect(target.connections).toHaveLength(0);
   });

@@ -21,11 +21,12 @@ export function createWebhookTransport(mode: Mode): WebhookTransport {
 async function post(dispatcher: Dispatcher, outbound: OutboundRequest): Promise<OutboundResult> {
   const started = performance.now();
   const signal = AbortSignal.timeout(outbound.timeoutMs);
-  const result = (httpStatus: number | null, error: string | null): OutboundResult => ({
+  const result = (httpStatus: number | null, error: string | null, timedOut = false): OutboundResult => ({
     ok: error === null,
     httpStatus,
     durationMs: Math.round(performance.now() - started),
     error,
+    timedOut,
   });
   try {
     // undici's `request` follows no redirects unless a redirect interceptor is added.
@@ -38,7 +39,7 @@ async function post(dispatcher: Dispatcher, outbound: OutboundRequest): Promise<
     if (status >= 300 && status < 400) return result(status, `redirect (HTTP ${status}) not followed`);
     return result(status, `HTTP ${status}`);
   } catch (error) {
-    if (signal.aborted) return result(null, `timed out after ${outbound.timeoutMs} ms`);
+    if (signal.aborted) return result(null, `timed out after ${outbound.timeoutMs} ms`, true);
     return result(null, failureOf(error));
   }
 }

@@ -20,6 +20,7 @@ export interface LoadedDelivery {
   /** When a retry is scheduled, in epoch milliseconds. */
   nextRetryAtMs: number | null;
   payload: Envelope;
+  endpointId: string;
   url: string;
   secret: string;
   isActive: boolean;
@@ -53,7 +54,7 @@ export interface DeliveryStore {
 const LOAD = `
   select k.ord::int as ord, d.id, d.status, d.attempts,
     floor(extract(epoch from d.next_retry_at) * 1000)::float8 as "nextRetryAtMs",
-    d.payload, e.url, e.secret, e.is_active as "isActive"
+    d.payload, d.endpoint_id as "endpointId", e.url, e.secret, e.is_active as "isActive"
   from unnest($1::uuid[], $2::uuid[]) with ordinality as k(id, tenant_id, ord)
   join webhook_deliveries d on d.id = k.id and d.tenant_id = k.tenant_id
   join webhook_endpoints e on e.id = d.endpoint_id

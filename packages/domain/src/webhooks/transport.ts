@@ -16,6 +16,8 @@ export interface OutboundResult {
   httpStatus: number | null;
   durationMs: number;
   error: string | null;
+  /** No answer within the time limit: the one failure that holds a sender for the whole limit. */
+  timedOut: boolean;
 }
 
 /**
