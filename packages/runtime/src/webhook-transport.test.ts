@@ -83,18 +83,20 @@ describe('webhook transport', () => {
     expect(elsewhere.connections).toHaveLength(0);
   });
 
+  const TIMED_OUT_AFTER_300_MS = {
+    ok: false,
+    httpStatus: null,
+    durationMs: expect.any(Number),
+    error: 'timed out after 300 ms',
+    timedOut: true,
+  };
+
   it('gives up on a receiver that never answers once the time limit passes', async () => {
     const target = await receiver(() => {});
     const started = Date.now();
     const result = await createWebhookTransport('development').post(outbound(target.url, 300));
 
-    expect(result).toEqual({
-      ok: false,
-      httpStatus: null,
-      durationMs: expect.any(Number),
-      error: 'timed out after 300 ms',
-      timedOut: true,
-    });
+    expect(result).toEqual(TIMED_OUT_AFTER_300_MS);
     expect(result.durationMs).toBeGreaterThanOrEqual(299);
     expect(Date.now() - started).toBeLessThan(1_000);
   });
@@ -107,13 +109,7 @@ describe('webhook transport', () => {
     const started = Date.now();
     const result = await createWebhookTransport('development').post(outbound(target.url, 300));
 
-    expect(result).toEqual({
-      ok: false,
-      httpStatus: null,
-      durationMs: expect.any(Number),
-      error: 'timed out after 300 ms',
-      timedOut: true,
-    });
+    expect(result).toEqual(TIMED_OUT_AFTER_300_MS);
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 
