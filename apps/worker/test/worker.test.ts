@@ -168,6 +168,29 @@ describe('the worker process', () => {
     expect(row).toMatchObject({ status: 'delivered', httpStatus: 200 });
   });
 
+  it("holds a hanging endpoint to one post at a time, so another tenant's webhooks need not wait for a slot", async () => {
+    const timeoutMs = 3_000;
+    const hangingHook = await receiver('never');
+    const healthyHook = await receiver(200);
+    // A first retry a minute away: nothing but the breaker's probe reaches the hanging receiver.
+    const { api, worker } = await deployment({ webhookTimeoutMs: timeoutMs, env: { WEBHOOK_RETRY_DELAYS_MS: '60000' } });
+    const hanging = await subscribedTenant(api, hangingHook.url);
+    const healthy = await subscribedTenant(api, healthyHook.url);
+    await worker();
+    await hanging.evaluate();
+    await eventually(async () => (await deliveryRows(api, hanging.endpointId))[0]?.status === 'retrying', 2 * timeoutMs);
+
+    // More delivery jobs than the worker's 8 slots, each claimed on its own.
+    for (let i = 0; i < 10; i += 1) {
+      await hanging.evaluate();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await healthy.evaluate();
+    const [arrived] = await healthyHook.waitFor(1);
+    expect(hangingHook.received).toHaveLength(2);
+    expect(arrived!.at).toBeLessThan(hangingHook.received[1]!.at + timeoutMs);
+  });
+
   it('mails approval requests to the reviewers, skipping one decided before the worker ran', async () => {
     const smtp = await startSmtpReceiver();
     onTestFinished(() => smtp.close());
