@@ -3,21 +3,11 @@ import { action, createAgent, createPolicy } from './fixtures.js';
 import { client } from './client.js';
 import { createTestApp, ownDatabase, signupTenant, type TestApp } from './harness.js';
 import { evaluate } from './scenarios.js';
+import { sample, scrape } from './scrape.js';
 
 // Each app has a database of its own, so outbox figures can be compared exactly.
 const appWithMetrics = async (options: { jobs?: boolean; env?: Record<string, string> } = {}) =>
   createTestApp({ ...options, env: { METRICS_PORT: '0', DATABASE_URL: await ownDatabase(), ...options.env } });
-
-async function scrape(port: number, path = '/metrics') {
-  const response = await fetch(`http://127.0.0.1:${port}${path}`);
-  return { status: response.status, contentType: response.headers.get('content-type'), text: await response.text() };
-}
-
-/** The value of one series in a scrape, or undefined when the scrape has no such sample. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
 
 describe('GET /metrics on METRICS_PORT', () => {
   let t: TestApp;
@@ -86,9 +76,9 @@ describe('GET /metrics on METRICS_PORT', () => {
     expect(sample(text, 'agov_webhook_deliveries_total{outcome="retrying"}')).toBe(0);
   });
 
-  it('shows no queue depths in a process that does not dispatch', async () => {
+  it('shows no queue depths or hanging endpoints in a process that does not dispatch', async () => {
     expect(t.runtime.dispatch).toBeNull();
-    expect((await scrape(port)).text).not.toMatch(/agov_queue_depth/);
+    expect((await scrape(port)).text).not.toMatch(/agov_queue_depth|agov_webhook_endpoints_timing_out/);
   });
 });
 
@@ -102,11 +92,12 @@ describe('metrics of a process that dispatches', () => {
   });
   afterAll(() => t.close());
 
-  it('shows the depth of each of its queues', async () => {
+  it('shows the depth of each of its queues, and no endpoint timing out', async () => {
     const { text } = await scrape(port);
     expect(sample(text, 'agov_queue_depth{queue="effects"}')).toBe(0);
     expect(sample(text, 'agov_queue_depth{queue="webhooks"}')).toBe(0);
     expect(sample(text, 'agov_queue_depth{queue="deliveries"}')).toBe(0);
+    expect(sample(text, 'agov_webhook_endpoints_timing_out')).toBe(0);
   });
 
   it('counts a delivery attempt the dispatch recorded', async () => {

@@ -4,6 +4,7 @@ import { type Client, client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
 import { createTestApp, DISPATCH_DATABASES, signupTenant, type TestApp } from './harness.js';
 import { evaluation } from './scenarios.js';
+import { sample, scrape } from './scrape.js';
 
 /*
  * One tenant's endpoint stops answering while its events keep coming; another tenant's
@@ -16,6 +17,7 @@ const TIMEOUT_MS = 3_000;
 describe.each(Object.entries(DISPATCH_DATABASES))('a hanging endpoint on %s', (_name, database) => {
   let t: TestApp;
   let api: Client;
+  let metricsPort: number;
   const receivers: Receiver[] = [];
   beforeAll(async () => {
     t = await createTestApp({
@@ -26,9 +28,11 @@ describe.each(Object.entries(DISPATCH_DATABASES))('a hanging endpoint on %s', (_
         WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
         WEBHOOK_RETRY_DELAYS_MS: '60000,60000,60000,60000',
         OUTBOX_POLL_MS: '50',
+        METRICS_PORT: '0',
       },
     });
     api = client(t.app);
+    metricsPort = (await t.runtime.startMetricsServer())!;
   });
   afterAll(async () => {
     await Promise.all(receivers.map((r) => r.close()));
@@ -52,9 +56,12 @@ describe.each(Object.entries(DISPATCH_DATABASES))('a hanging endpoint on %s', (_
     return { hook, deliveries, evaluate: () => evaluation(t.app, tenant, action(agent.id)) };
   }
 
+  const endpointsTimingOut = async () => sample((await scrape(metricsPort)).text, 'agov_webhook_endpoints_timing_out');
+
   it("takes one delivery slot at most once it has timed out, so other tenants' webhooks go at once", async () => {
     const hanging = await subscribedTenant('never');
     const healthy = await subscribedTenant(200);
+    expect(await endpointsTimingOut()).toBe(0);
 
     await hanging.evaluate();
     await eventually(async () => (await hanging.deliveries())[0]?.status === 'retrying', 2 * TIMEOUT_MS, 'first timeout');
@@ -70,6 +77,7 @@ describe.each(Object.entries(DISPATCH_DATABASES))('a hanging endpoint on %s', (_
     // One post probes the hanging endpoint; the other ten wait for its answer, not for a slot each.
     expect(hanging.hook.received).toHaveLength(2);
     expect(arrived!.at).toBeLessThan(hanging.hook.received[1]!.at + TIMEOUT_MS);
+    expect(await endpointsTimingOut()).toBe(1);
 
     // The probe times out too: the held deliveries then fail at once, without a request, and
     // wait for their first retry like any attempt that timed out.
@@ -83,5 +91,6 @@ describe.each(Object.entries(DISPATCH_DATABASES))('a hanging endpoint on %s', (_
     );
     expect(after).toHaveLength(11);
     expect(hanging.hook.received).toHaveLength(2);
+    expect(await endpointsTimingOut()).toBe(1);
   });
 });

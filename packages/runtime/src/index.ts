@@ -160,7 +160,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
         },
         logger,
       );
-      metrics.watchQueues(dispatch);
+      metrics.watchDispatch(dispatch, deps.webhooks.breaker);
     },
     metrics,
     async startMetricsServer() {

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Database } from '@agov/db';
-import type { Observer, PolicyEffect } from '@agov/domain';
+import type { EndpointBreaker, Observer, PolicyEffect } from '@agov/domain';
 import type { Dispatch } from '@agov/jobs';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -13,8 +13,11 @@ export interface Metrics {
   readonly observer: Observer;
   /** A `POST /api/v1/evaluate` answered 200 with `decision` after `seconds`. */
   evaluated(decision: PolicyEffect, seconds: number): void;
-  /** Shows the waiting jobs of the dispatch this process runs; a process without one has no queues to show. */
-  watchQueues(dispatch: Pick<Dispatch, 'depths'>): void;
+  /**
+   * Shows the waiting jobs of the dispatch this process runs, and the endpoints its deliveries
+   * treat as hanging; a process without a dispatch has neither to show.
+   */
+  watchDispatch(dispatch: Pick<Dispatch, 'depths'>, breaker: Pick<EndpointBreaker, 'endpointsInTrouble'>): void;
 }
 
 /**
@@ -80,7 +83,7 @@ export function createMetrics(database: Database, logger: Logger): Metrics {
     registry,
     observer: { deliveryAttempted: (outcome) => deliveries.inc({ outcome }) },
     evaluated: (decision, seconds) => evaluations.observe({ decision }, seconds),
-    watchQueues(dispatch) {
+    watchDispatch(dispatch, breaker) {
       const readDepths = tolerant('the job queues', logger, () => dispatch.depths());
       new Gauge({
         name: 'agov_queue_depth',
@@ -91,6 +94,14 @@ export function createMetrics(database: Database, logger: Logger): Metrics {
           const depths = await readDepths();
           this.reset();
           for (const [queue, depth] of Object.entries(depths ?? {})) this.set({ queue }, depth);
+        },
+      });
+      new Gauge({
+        name: 'agov_webhook_endpoints_timing_out',
+        help: 'Endpoints this process sends one probe at a time, or refuses for now, because a post to them timed out.',
+        registers: [registry],
+        collect() {
+          this.set(breaker.endpointsInTrouble);
         },
       });
     },

@@ -32,7 +32,9 @@ describe('EndpointBreaker', () => {
   it('trusts the endpoint again once the probe gets an answer', () => {
     const breaker = tripped();
     expect(breaker.admit('hanging', 1_001)).toBe('probe');
+    expect(breaker.endpointsInTrouble).toBe(1);
     breaker.settle('hanging', 'probe', false, 1_050);
+    expect(breaker.endpointsInTrouble).toBe(0);
     expect(breaker.admit('hanging', 1_051)).toBe('send');
     expect(breaker.admit('hanging', 1_052)).toBe('send');
   });

@@ -26,12 +26,17 @@ interface Trouble {
  * The state is this process's own: each worker learns for itself.
  */
 export class EndpointBreaker {
-  private readonly troubled = new Map<string, Trouble>();
+  private readonly troubles = new Map<string, Trouble>();
 
   constructor(private readonly cooldownMs: number) {}
 
+  /** Endpoints probed or refused now, for the metrics. */
+  get endpointsInTrouble(): number {
+    return this.troubles.size;
+  }
+
   admit(endpointId: string, nowMs: number): Admission {
-    const trouble = this.troubled.get(endpointId);
+    const trouble = this.troubles.get(endpointId);
     if (!trouble) return 'send';
     if (trouble.probing) return 'hold';
     if (nowMs < trouble.refusedUntilMs) return 'refuse';
@@ -41,9 +46,9 @@ export class EndpointBreaker {
 
   /** How a post admitted as `send` or `probe` ended. */
   settle(endpointId: string, admission: 'send' | 'probe', timedOut: boolean, nowMs: number): void {
-    if (!timedOut) this.troubled.delete(endpointId);
-    else if (admission === 'probe') this.troubled.set(endpointId, { probing: false, refusedUntilMs: nowMs + this.cooldownMs });
+    if (!timedOut) this.troubles.delete(endpointId);
+    else if (admission === 'probe') this.troubles.set(endpointId, { probing: false, refusedUntilMs: nowMs + this.cooldownMs });
     // A timeout of a post sent before the trouble was known changes nothing once it is.
-    else if (!this.troubled.has(endpointId)) this.troubled.set(endpointId, { probing: false, refusedUntilMs: nowMs });
+    else if (!this.troubles.has(endpointId)) this.troubles.set(endpointId, { probing: false, refusedUntilMs: nowMs });
   }
 }
