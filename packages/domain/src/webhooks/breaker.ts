@@ -20,8 +20,8 @@ interface Trouble {
  * `cooldownMs`: its deliveries fail at once, as the post would have, and are retried on the
  * usual schedule; after that the next delivery probes. So a dead endpoint's deliveries still
  * end `failed` on the retry schedule, and it holds one slot at a time, for one timeout per
- * cooldown. Quick failures (refused connections, error statuses) take no slot for long and
- * leave the breaker alone.
+ * cooldown. Quick failures (refused connections, error statuses) take no slot for long: they
+ * never trip the breaker, and like any answer they end its hold on the endpoint.
  *
  * The state is this process's own: each worker learns for itself.
  */
