@@ -3,6 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { approvalRequests, outbox, webhookDeliveries } from '@agov/db';
+import { healthyAfterHanging } from '../../../test/hanging-endpoint.js';
 import { dropRedisPrefixes, freePort, startRedis, startWorker, type Started } from '../../../test/processes.js';
 import { eventually, startReceiver, type Answer, type Receiver } from '../../../test/receiver.js';
 import { startSmtpReceiver } from '../../../test/smtp-receiver.js';
@@ -177,18 +178,13 @@ describe('the worker process', () => {
     const hanging = await subscribedTenant(api, hangingHook.url);
     const healthy = await subscribedTenant(api, healthyHook.url);
     await worker();
-    await hanging.evaluate();
-    await eventually(async () => (await deliveryRows(api, hanging.endpointId))[0]?.status === 'retrying', 2 * timeoutMs);
-
-    // More delivery jobs than the worker's 8 slots, each claimed on its own.
-    for (let i = 0; i < 10; i += 1) {
-      await hanging.evaluate();
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    await healthy.evaluate();
-    const [arrived] = await healthyHook.waitFor(1);
+    const arrived = await healthyAfterHanging(
+      { ...hanging, timedOutOnce: async () => (await deliveryRows(api, hanging.endpointId))[0]?.status === 'retrying' },
+      { hook: healthyHook, evaluate: healthy.evaluate },
+      timeoutMs,
+    );
     expect(hangingHook.received).toHaveLength(2);
-    expect(arrived!.at).toBeLessThan(hangingHook.received[1]!.at + timeoutMs);
+    expect(arrived.at).toBeLessThan(hangingHook.received[1]!.at + timeoutMs);
   });
 
   it('mails approval requests to the reviewers, skipping one decided before the worker ran', async () => {
