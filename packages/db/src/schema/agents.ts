@@ -31,6 +31,8 @@ export const agents = pgTable(
     metadata: jsonb('metadata').$type<Record<string, unknown> | null>(),
     nextReviewDate: text('next_review_date').notNull(),
     createdBy: text('created_by').notNull(),
+    /** Who created the agent as the service authenticated them (`identityOf`), unlike the client-written `created_by`; null before it was recorded. */
+    createdByIdentity: text('created_by_identity'),
     modifiedBy: text('modified_by').notNull(),
     modifiedAt: at('modified_at').notNull(),
     lifecycleState: text('lifecycle_state', { enum: ['active', 'suspended', 'revoked'] })

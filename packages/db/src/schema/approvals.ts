@@ -24,6 +24,8 @@ export const approvalRequests = pgTable(
     status: text('status', { enum: ['pending', 'approved', 'denied', 'expired'] })
       .notNull()
       .default('pending'),
+    /** Who called evaluate for this request, as the service authenticated them (`identityOf`); null before it was recorded. */
+    requestedByIdentity: text('requested_by_identity'),
     contextSnapshot: jsonb('context_snapshot').$type<Record<string, unknown>>().notNull(),
     expiresAt: at('expires_at').notNull(),
     requestedAt: at('requested_at').notNull(),
