@@ -23,7 +23,7 @@ export type Role = (typeof ROLES)[number];
 
 /** Who is calling, once authenticated. Every domain function acts on its tenant only. */
 export type Principal =
-  | { kind: 'api_key'; tenantId: string; keyId: string; keyName: string; scopes: readonly Scope[] }
+  | { kind: 'api_key'; tenantId: string; keyId: string; keyName: string; keyPrefix: string; scopes: readonly Scope[] }
   | {
       kind: 'session';
       tenantId: string;
@@ -62,4 +62,23 @@ function isAllowed(principal: Principal, { scope, roles }: Access): boolean {
 export function actorName(principal: Principal): string {
   if (principal.kind === 'api_key') return `api_key:${principal.keyName}`;
   return principal.user?.name ?? 'development';
+}
+
+/**
+ * Who decided, as the audit trail names them (CONTRACT, trust decisions): what the service
+ * authenticated, never what the caller typed. A user by name and e-mail, a key by its name
+ * and the prefix that tells it apart from a key of the same name.
+ */
+export function deciderName(principal: Principal): string {
+  if (principal.kind === 'api_key') return `api-key:${principal.keyName} (${principal.keyPrefix})`;
+  return principal.user ? `${principal.user.name} <${principal.user.email}>` : 'development';
+}
+
+/**
+ * The authenticated identity behind a change, recorded beside client-written names such as
+ * `created_by` so that separation of duties compares what the service knows, not what it was told.
+ */
+export function identityOf(principal: Principal): string {
+  if (principal.kind === 'api_key') return `api_key:${principal.keyId}`;
+  return principal.user ? `user:${principal.user.id}` : 'development';
 }

@@ -61,7 +61,7 @@ async function authenticate(request: FastifyRequest, deps: Deps, config: Pick<Co
     const [scheme, token] = authorization.split(' ');
     const key = scheme?.toLowerCase() === 'bearer' && token ? await authenticateApiKey(deps, token) : null;
     if (!key) throw new AppError('unauthorized', 'Invalid, expired or revoked API key');
-    return { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, keyName: key.name, scopes: key.scopes };
+    return { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, keyName: key.name, keyPrefix: key.prefix, scopes: key.scopes };
   }
 
   const sessionToken = request.cookies[SESSION_COOKIE];

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalRow, TraceRow } from '@agov/db';
-import type { Principal } from '../access.js';
+import { identityOf, type Principal } from '../access.js';
 import { chainEvents, EMPTY_CHAIN } from '../audit/chain-events.js';
 import type { Deps } from '../deps.js';
 import { effectAudience, effectsWithAudience } from '../effect-audience.js';
@@ -40,7 +40,7 @@ export async function evaluate(deps: Deps, principal: Principal, input: Evaluate
   const decision = decide(inputs, input, context);
   const now = deps.clock.now();
   const trace = { id: randomUUID(), tenantId: principal.tenantId };
-  const approval = decision.effect === 'approval_required' ? approvalFor(trace, inputs, input, decision, context, now) : null;
+  const approval = decision.effect === 'approval_required' ? approvalFor(trace, inputs, input, decision, { context, requestedBy: identityOf(principal) }, now) : null;
 
   const chain = chainEvents(
     trace,
@@ -110,7 +110,7 @@ function approvalFor(
   { agent }: DecisionInputs,
   input: EvaluationRequest,
   decision: Decision,
-  context: Record<string, unknown>,
+  { context, requestedBy }: { context: Record<string, unknown>; requestedBy: string },
   now: Date,
 ): ApprovalRow {
   const ttlSeconds = decision.rule?.maxSessionTtl ?? DEFAULT_APPROVAL_TTL_SECONDS;
@@ -131,6 +131,7 @@ function approvalFor(
     policyEffect: 'approval_required',
     flagReason: decision.reason,
     status: 'pending',
+    requestedByIdentity: requestedBy,
     contextSnapshot: context,
     expiresAt: new Date(now.getTime() + ttlSeconds * 1000),
     requestedAt: now,

@@ -5,6 +5,7 @@ export interface CachedApiKey {
   id: string;
   tenantId: string;
   name: string;
+  prefix: string;
   scopes: Scope[];
   expiresAt: Date | null;
   lastUsedAt: Date | null;

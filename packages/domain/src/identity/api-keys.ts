@@ -90,6 +90,7 @@ export async function authenticateApiKey(deps: Deps, token: string): Promise<Cac
       id: row.id,
       tenantId: row.tenantId,
       name: row.name,
+      prefix: row.prefix,
       scopes: row.scopes as Scope[],
       expiresAt: row.expiresAt,
       lastUsedAt: row.lastUsedAt,
