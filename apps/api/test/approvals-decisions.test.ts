@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, fieldsOf, ISO_TIME } from './assertions.js';
 import { type Client, client } from './client.js';
-import { createTestApp, keyWithScopes, sessionWithRole, type TestApp } from './harness.js';
+import { ALL_TIME, AUDIT_COLUMNS, parseCsv } from './export-format.js';
+import { createTestApp, keyWithScopes, sessionWithRole, type Tenant, type TestApp } from './harness.js';
 import {
   APPROVAL_REQUESTED_EVENTS,
   approvalEffectsOf,
@@ -44,10 +45,7 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
     const { tenant, agent } = await approvalRequired(t.app);
     await subscribeToAuditEvents(t.app, tenant);
     const pending = await requestApproval(t.app, tenant, agent.id);
-    const credential =
-      by === 'reviewer'
-        ? await sessionWithRole(t.app, tenant, 'reviewer')
-        : { apiKey: (await keyWithScopes(t.app, tenant, ['approvals:write'])).apiKey };
+    const { credential, principal } = await deciderOf(tenant, by);
     const response = await decide(t.app, credential, pending.id, verdict, {
       approver_name: 'Rita Reviewer',
       ...(note ? { decision_note: note } : {}),
@@ -68,7 +66,14 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
       'trace_closed',
     ]);
     expect(trace.events.slice(5)).toMatchObject([
-      { actor_type: 'human_reviewer', actor_name: 'Rita Reviewer', approval_request_id: pending.id, timestamp: decided.decided_at },
+      {
+        actor_type: 'human_reviewer',
+        actor_name: principal,
+        description: `${verdict === 'approve' ? 'Approved' : 'Denied'} by ${principal}${note ? `: ${note}` : ''}`,
+        approval_request_id: pending.id,
+        timestamp: decided.decided_at,
+        metadata: { approver_name: 'Rita Reviewer', decision_note: note ?? null },
+      },
       { actor_type: 'approval_service', approval_request_id: pending.id, timestamp: decided.decided_at },
       { actor_type: 'system', status: expected.final, timestamp: decided.decided_at },
     ]);
@@ -91,6 +96,25 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
       { trace_id: pending.trace_id, from_seq: 1, to_seq: 5 },
       { trace_id: pending.trace_id, from_seq: 6, to_seq: 8 },
     ]);
+  });
+
+  it('names the authenticated decider in the trail, whatever approver_name the caller typed', async () => {
+    const { tenant, agent } = await approvalRequired(t.app);
+    const pending = await requestApproval(t.app, tenant, agent.id);
+    const { credential, principal } = await deciderOf(tenant, 'reviewer');
+    const forged = { approver_name: 'Chief Security Officer' };
+    expect((await decide(t.app, credential, pending.id, 'approve', forged)).statusCode).toBe(200);
+
+    const granted = (await traceOf(t.app, tenant, pending.trace_id)).events[5]!;
+    expect(granted).toMatchObject({
+      event_type: 'approval_granted',
+      actor_name: principal,
+      metadata: { approver_name: forged.approver_name },
+    });
+    const audit = await api.get(tenant.admin, `/api/v1/audit/export?format=csv&${ALL_TIME}`);
+    const rows = parseCsv(audit.body, AUDIT_COLUMNS).filter((row) => row.trace_id === pending.trace_id);
+    expect(rows.find((row) => row.event_type === 'approval_granted')).toMatchObject({ actor_name: principal });
+    expect(audit.body).not.toContain(forged.approver_name);
   });
 
   it('refuses a second decision with 409 and changes nothing', async () => {
@@ -162,7 +186,7 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
     const { tenant, agent } = await approvalRequired(t.app);
     await subscribeToAuditEvents(t.app, tenant);
     const pending = await requestApproval(t.app, tenant, agent.id);
-    const writer = { apiKey: (await keyWithScopes(t.app, tenant, ['approvals:write'])).apiKey };
+    const { credential: writer, principal } = await deciderOf(tenant, 'key');
     const verdicts: Verdict[] = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? 'approve' : 'deny'));
     const responses = await Promise.all(
       verdicts.map((verdict, i) => decide(t.app, writer, pending.id, verdict, { approver_name: `Reviewer ${i}` })),
@@ -185,7 +209,7 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
       expected.operation,
       'trace_closed',
     ]);
-    expect(trace.events[5]).toMatchObject({ actor_name: `Reviewer ${winner}` });
+    expect(trace.events[5]).toMatchObject({ actor_name: principal, metadata: { approver_name: `Reviewer ${winner}` } });
     expect(trace.final_outcome).toBe(expected.final);
     expect(await verification(t.app, tenant, pending.trace_id)).toMatchObject({ valid: true, event_count: 8 });
     const { webhooks, audit } = await approvalEffectsOf(t, tenant.tenantId);
@@ -197,3 +221,13 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
     });
   });
 });
+
+/** A credential that may decide, and the name the audit trail must give it (CONTRACT, trust decisions). */
+async function deciderOf(tenant: Tenant, by: 'reviewer' | 'key') {
+  if (by === 'reviewer') {
+    const { cookie, name, email } = await sessionWithRole(t.app, tenant, 'reviewer');
+    return { credential: { cookie }, principal: `${name} <${email}>` };
+  }
+  const key = await keyWithScopes(t.app, tenant, ['approvals:write']);
+  return { credential: { apiKey: key.apiKey }, principal: `api-key:${key.name} (${key.prefix})` };
+}

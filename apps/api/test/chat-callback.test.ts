@@ -118,7 +118,7 @@ describe('the chat callback decides as the pressing reviewer', () => {
     expect(trace.final_outcome).toBe('completed_with_approval');
     expect(trace.events.find((event) => event.event_type === 'approval_granted')).toMatchObject({
       actor_type: 'human_reviewer',
-      actor_name: 'Rita Reviewer',
+      actor_name: `Rita Reviewer <${reviewer.email}>`,
     });
 
     const [posted] = await t.runtime.database.db.select().from(chatMessages).where(eq(chatMessages.approvalId, approvalId));

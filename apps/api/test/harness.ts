@@ -171,7 +171,11 @@ export function sessionCookie(response: LightMyRequestResponse): string {
 }
 
 /** An API key of the tenant with exactly these scopes. */
-export async function keyWithScopes(app: FastifyInstance, tenant: Tenant, scopes: string[]): Promise<{ apiKey: string; id: string }> {
+export async function keyWithScopes(
+  app: FastifyInstance,
+  tenant: Tenant,
+  scopes: string[],
+): Promise<{ apiKey: string; id: string; name: string; prefix: string }> {
   const response = await request(app, tenant.admin, {
     method: 'POST',
     url: '/api/v1/api-keys',
@@ -179,7 +183,7 @@ export async function keyWithScopes(app: FastifyInstance, tenant: Tenant, scopes
   });
   expect(response.statusCode, response.body).toBe(201);
   const { data } = response.json();
-  return { apiKey: data.key, id: data.id };
+  return { apiKey: data.key, id: data.id, name: data.name, prefix: data.key_prefix };
 }
 
 /** A session of a new user with this role in the tenant. */
@@ -187,17 +191,18 @@ export async function sessionWithRole(
   app: FastifyInstance,
   tenant: Tenant,
   role: 'admin' | 'reviewer' | 'viewer',
-): Promise<{ cookie: string }> {
+): Promise<{ cookie: string; name: string; email: string }> {
   const email = uniqueEmail(role);
+  const name = `${role} user`;
   const created = await request(app, tenant.admin, {
     method: 'POST',
     url: '/api/v1/users',
-    payload: { name: `${role} user`, email, password: PASSWORD, role },
+    payload: { name, email, password: PASSWORD, role },
   });
   expect(created.statusCode, created.body).toBe(201);
   const login = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password: PASSWORD } });
   expect(login.statusCode, login.body).toBe(200);
-  return { cookie: sessionCookie(login) };
+  return { cookie: sessionCookie(login), name, email };
 }
 
 /**

@@ -199,7 +199,7 @@ describe('an approval racing a denial', () => {
     expect(lost.json().details).toEqual({ status });
     const trace = await expectChain(tenant, traceId, [...events]);
     expect(trace.final_outcome).toBe(finalOutcome);
-    expect(trace.events[5]).toMatchObject({ actor_name: 'First Reviewer' });
+    expect(trace.events[5]).toMatchObject({ actor_name: `Ada Admin <${tenant.email}>`, metadata: { approver_name: 'First Reviewer' } });
     const effects = await approvalEffectsOf(t, tenant.tenantId);
     expect(effects.webhooks).toEqual([expect.objectContaining({ event: webhook, data: { approval: won.json().data } })]);
   });

@@ -12,8 +12,9 @@ export const VERDICTS = {
 
 /**
  * The events a reviewer's decision appends: granted/denied by the reviewer, the operation
- * allowed/denied by the approval service, then the trace closed. `decidedBy` is the
- * credential that made the call, recorded beside the approver name the caller gave.
+ * allowed/denied by the approval service, then the trace closed. The reviewer's event names
+ * `decidedBy`, the authenticated principal (`deciderName`): the `approver_name` the caller
+ * typed is kept in its metadata, never as the actor, so nobody can decide in another's name.
  */
 export function decisionEvents(approval: ApprovalRow, verdict: Verdict, decidedBy: string): NewEvent[] {
   const approved = verdict === 'approve';
@@ -23,11 +24,11 @@ export function decisionEvents(approval: ApprovalRow, verdict: Verdict, decidedB
     {
       event_type: approved ? 'approval_granted' : 'approval_denied',
       actor_type: 'human_reviewer',
-      actor_name: approval.approverName!,
-      description: `${approved ? 'Approved' : 'Denied'} by ${approval.approverName}${note}`,
+      actor_name: decidedBy,
+      description: `${approved ? 'Approved' : 'Denied'} by ${decidedBy}${note}`,
       status: VERDICTS[verdict].status,
       approval_request_id: approval.id,
-      metadata: { decision_note: approval.decisionNote, decided_by: decidedBy },
+      metadata: { approver_name: approval.approverName, decision_note: approval.decisionNote },
     },
     {
       event_type: approved ? 'operation_allowed' : 'operation_denied',

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, lte } from 'drizzle-orm';
 import { agents, approvalRequests, type Tx, type ApprovalRow, type TraceRow } from '@agov/db';
-import { actorName, type Principal } from '../access.js';
+import { deciderName, type Principal } from '../access.js';
 import type { NewEvent } from '../audit/chain-events.js';
 import { cardUpdatesFor } from '../chat/card-updates.js';
 import type { Deps } from '../deps.js';
@@ -41,7 +41,7 @@ export async function decideApproval(
       .where(and(inTenant(principal.tenantId, id), eq(approvalRequests.status, 'pending'), gt(approvalRequests.expiresAt, now)))
       .returning();
     if (!approval) return null;
-    const { effect } = await closeTraceOf(tx, approval, decisionEvents(approval, verdict, actorName(principal)), finalOutcome, now);
+    const { effect } = await closeTraceOf(tx, approval, decisionEvents(approval, verdict, deciderName(principal)), finalOutcome, now);
     await recordEffects(
       tx,
       principal.tenantId,
