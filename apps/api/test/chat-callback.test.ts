@@ -6,7 +6,17 @@ import { eventually } from '../../../test/receiver.js';
 import { blockActions, type FakeSlack, signedInteraction, slackHeaders, startFakeSlack } from '../../../test/slack-api.js';
 import { type Client, client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, ownDatabase, PASSWORD, request, signupTenant, TestClock, uniqueEmail, type TestApp } from './harness.js';
+import {
+  createTestApp,
+  ownDatabase,
+  PASSWORD,
+  request,
+  sessionCookie,
+  signupTenant,
+  TestClock,
+  uniqueEmail,
+  type TestApp,
+} from './harness.js';
 import { eventTypes, evaluation, traceOf } from './scenarios.js';
 
 /*
@@ -44,10 +54,10 @@ const slackId = (prefix: string) => `${prefix}${randomUUID().replace(/-/g, '').s
 
 /**
  * A tenant in bot mode with a Slack team of its own, a reviewer known to Slack, an agent
- * created by `creator` (also a reviewer known to Slack), and a pending request whose card
- * has been posted.
+ * created by `creator` (an admin known to Slack, signed in) whose `created_by` says
+ * `createdBy`, and a pending request whose card has been posted.
  */
-async function cardScenario(policy: Record<string, unknown> = {}, { awaitCard = true } = {}) {
+async function cardScenario(policy: Record<string, unknown> = {}, { awaitCard = true, createdBy = 'Platform Team' } = {}) {
   const tenant = await signupTenant(t.app);
   const team = slackId('T');
   const secret = `secret-${randomUUID()}`;
@@ -79,8 +89,9 @@ async function cardScenario(policy: Record<string, unknown> = {}, { awaitCard = 
     return { user, email };
   };
   const reviewer = await member('Rita Reviewer', 'reviewer');
-  const creator = await member('Carl Creator', 'reviewer');
-  const agent = await createAgent(t.app, tenant.admin, { created_by: creator.email });
+  const creator = await member('Carl Creator', 'admin');
+  const login = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: creator.email, password: PASSWORD } });
+  const agent = await createAgent(t.app, { cookie: sessionCookie(login) }, { created_by: createdBy });
   await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'approval_required', ...policy });
   const evaluated = await evaluation(t.app, tenant, action(agent.id));
   const approvalId = evaluated.approval_request_id!;
@@ -164,6 +175,25 @@ describe('the chat callback decides as the pressing reviewer', () => {
     // Denying one's own agent's request is always allowed.
     expect((await send(press(creator.user, 'deny'))).statusCode).toBe(200);
     expect(await status()).toMatchObject({ status: 'denied', approver_name: 'Carl Creator' });
+  });
+
+  it('compares the presser with the creator the service recorded, not with the created_by the client wrote', async () => {
+    // created_by names the reviewer, who did not create the agent: the reviewer may approve.
+    const named = await cardScenario({}, { createdBy: 'Rita Reviewer' });
+    expect((await send(named.press(named.reviewer.user))).statusCode).toBe(200);
+    expect(await named.status()).toMatchObject({ status: 'approved', approver_name: 'Rita Reviewer' });
+
+    // The creator rewrote created_by to someone else: still the creator, still refused.
+    const { creator, agent, press, status, tenant } = await cardScenario();
+    const patched = await request(t.app, tenant.admin, {
+      method: 'PATCH',
+      url: `/api/v1/agents/${agent.id}`,
+      payload: { created_by: 'Someone Else' },
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect((await send(press(creator.user))).statusCode).toBe(200);
+    expect((await ephemeralFor(creator.user)).args.text).toBe("You cannot approve your own agent's requests.");
+    expect(await status()).toMatchObject({ status: 'pending', approver_name: null });
   });
 
   it('makes one decision of a double press and of a replayed press, and tells the second presser', async () => {

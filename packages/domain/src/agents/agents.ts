@@ -1,6 +1,6 @@
 import { and, desc, eq, type SQL } from 'drizzle-orm';
 import { agents, type AuthorizedIntegration, type AgentRow } from '@agov/db';
-import { actorName, type Principal } from '../access.js';
+import { actorName, identityOf, type Principal } from '../access.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import { transactionInvalidating } from '../invalidation.js';
@@ -39,7 +39,7 @@ export interface AgentFilters {
   search?: string;
 }
 
-type AgentColumns = Omit<typeof agents.$inferInsert, 'id' | 'tenantId' | 'lifecycleState' | 'createdAt'>;
+type AgentColumns = Omit<typeof agents.$inferInsert, 'id' | 'tenantId' | 'lifecycleState' | 'createdAt' | 'createdByIdentity'>;
 
 function toColumns(input: AgentInput): AgentColumns;
 function toColumns(input: AgentPatch): Partial<AgentColumns>;
@@ -67,10 +67,11 @@ function toColumns(input: AgentPatch): Partial<AgentColumns> {
 
 export const agentInTenant = (principal: Principal, id: string): SQL => and(eq(agents.id, id), eq(agents.tenantId, principal.tenantId))!;
 
+/** Records who created the agent as authenticated, beside the `created_by` the caller wrote (separation of duties). */
 export async function createAgent(deps: Deps, principal: Principal, input: AgentInput): Promise<AgentRow> {
   const [row] = await deps.database.db
     .insert(agents)
-    .values({ ...toColumns(input), tenantId: principal.tenantId, createdAt: deps.clock.now() })
+    .values({ ...toColumns(input), tenantId: principal.tenantId, createdByIdentity: identityOf(principal), createdAt: deps.clock.now() })
     .returning();
   return row!;
 }

@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { agents, approvalRequests, users, type UserRow } from '@agov/db';
-import type { Principal } from '../access.js';
+import { identityOf, type Principal } from '../access.js';
 import type { Verdict } from '../approvals/decision-events.js';
 import { decideApproval } from '../approvals/decisions.js';
 import type { Deps } from '../deps.js';
@@ -38,7 +38,11 @@ export const SELF_APPROVAL_REFUSAL = "You cannot approve your own agent's reques
  */
 export async function decideFromCard(deps: Deps, owners: SigningIntegration[], press: CardPress): Promise<void> {
   const [request] = await deps.database.db
-    .select({ tenantId: approvalRequests.tenantId, createdBy: agents.createdBy })
+    .select({
+      tenantId: approvalRequests.tenantId,
+      agentCreator: agents.createdByIdentity,
+      requester: approvalRequests.requestedByIdentity,
+    })
     .from(approvalRequests)
     .innerJoin(agents, and(eq(agents.id, approvalRequests.agentId), eq(agents.tenantId, approvalRequests.tenantId)))
     .where(
@@ -59,13 +63,6 @@ export async function decideFromCard(deps: Deps, owners: SigningIntegration[], p
   if (email === null) return tell('Your Slack e-mail address is not visible to the app, so you cannot decide requests here.');
   const reviewer = await reviewerWithEmail(deps, request.tenantId, email);
   if (!reviewer) return tell('Only reviewers and admins of this organization can decide requests; nothing was decided.');
-  if (
-    press.verdict === 'approve' &&
-    isOwnAgent(request.createdBy, [press.user.id, press.user.username, email, reviewer.email, reviewer.name])
-  ) {
-    return tell(SELF_APPROVAL_REFUSAL);
-  }
-
   const principal: Principal = {
     kind: 'session',
     tenantId: request.tenantId,
@@ -73,18 +70,18 @@ export async function decideFromCard(deps: Deps, owners: SigningIntegration[], p
     user: { id: reviewer.id, name: reviewer.name, email: reviewer.email },
     sessionId: null,
   };
+  // Separation of duties (spec, step 6), on identities the service recorded itself: the
+  // client-written `created_by` could name anyone, or be changed by PATCH.
+  const presser = identityOf(principal);
+  if (press.verdict === 'approve' && (presser === request.agentCreator || presser === request.requester)) {
+    return tell(SELF_APPROVAL_REFUSAL);
+  }
   try {
     await decideApproval(deps, principal, press.approvalId, press.verdict, { approver_name: reviewer.name });
   } catch (error) {
     if (!(error instanceof AppError) || (error.code !== 'conflict' && error.code !== 'not_found')) throw error;
     return tell(await refusalText(deps, request.tenantId, press.approvalId, error));
   }
-}
-
-/** CONTRACT: the agent's `created_by` is compared with the presser's Slack id and e-mail and tenant account. */
-function isOwnAgent(createdBy: string, identities: (string | null)[]): boolean {
-  const creator = createdBy.trim().toLowerCase();
-  return identities.some((identity) => identity !== null && identity.trim().toLowerCase() === creator);
 }
 
 /** A reviewer or admin of the tenant with this e-mail; viewers may not decide. */
