@@ -5,17 +5,26 @@ import { billingEvents, subscriptions } from '@agov/db';
 import { signedDelivery, stripeEvent } from '../../../test/stripe-api.js';
 import { expectErrorBody } from './assertions.js';
 import { client, type Client } from './client.js';
-import { createTestApp, signupTenant, type Tenant, type TestApp } from './harness.js';
+import { createTestApp, signupTenant, TestClock, type Tenant, type TestApp } from './harness.js';
 
 const WEBHOOK_SECRET = 'whsec_test_webhook';
 const PRICES = { starter: 'price_starter_monthly', business: 'price_business_monthly' };
 
+const clock = new TestClock();
 let t: TestApp;
 let api: Client;
 beforeAll(async () => {
-  // No STRIPE_SECRET_KEY: the webhook needs only its signing secret.
+  // No STRIPE_SECRET_KEY: the webhook needs only its signing secret. Tenants' limits are their plans'.
   t = await createTestApp({
-    env: { STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_PRICE_STARTER: PRICES.starter, STRIPE_PRICE_BUSINESS: PRICES.business },
+    clock,
+    env: {
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_PRICE_STARTER: PRICES.starter,
+      STRIPE_PRICE_BUSINESS: PRICES.business,
+      RATE_LIMIT_EVALUATE: '',
+      RATE_LIMIT_READ: '',
+      RATE_LIMIT_WRITE: '',
+    },
   });
   api = client(t.app);
 });
@@ -209,6 +218,46 @@ describe('the four provider events', () => {
     expect(await statusOf(tenant)).toMatchObject({ plan: 'starter', status: 'past_due' });
   });
 
+  it('past_due keeps the paid limits for 14 days from when payment first failed, then the free plan’s; active restores them', async () => {
+    const tenant = await signupTenant(t.app);
+    await accept(checkoutCompleted(tenant, at(0), 'business'));
+    // A key, as sessions end in a week and the clock moves two.
+    const readLimit = async () => (await api.get(tenant.runtimeKey, '/api/v1/billing/status')).headers['x-ratelimit-limit'];
+    expect(await readLimit()).toBe('60000');
+
+    const failed = () =>
+      stripeEvent(
+        'invoice.payment_failed',
+        {
+          id: 'in_1',
+          object: 'invoice',
+          subscription: `sub_1_${tenant.tenantId.slice(0, 8)}`,
+          customer: `cus_1_${tenant.tenantId.slice(0, 8)}`,
+        },
+        at(10),
+      );
+    await accept(failed());
+    expect(await rowOf(tenant)).toMatchObject({ status: 'past_due', pastDueSince: new Date(at(10) * 1000) });
+    const graceEnds = at(10) * 1000 + 14 * 86_400_000;
+    try {
+      clock.advance(graceEnds - Date.now() - 60_000);
+      expect(await readLimit()).toBe('60000');
+      // A later failure of the same subscription does not restart the grace period.
+      const again = await deliver(failed(), WEBHOOK_SECRET, Math.floor(clock.now().getTime() / 1000));
+      expect(again.statusCode, again.body).toBe(200);
+      expect((await rowOf(tenant)).pastDueSince).toEqual(new Date(at(10) * 1000));
+      clock.advance(2 * 60_000);
+      expect(await readLimit()).toBe('600');
+      expect(await statusOf(tenant)).toMatchObject({ plan: 'business', status: 'past_due' });
+    } finally {
+      clock.advance(-clock.now().getTime() + Date.now());
+    }
+
+    await accept(updated(tenant, at(20), { status: 'active', price: PRICES.business }));
+    expect(await rowOf(tenant)).toMatchObject({ status: 'active', pastDueSince: null });
+    expect(await readLimit()).toBe('60000');
+  });
+
   it('invoice.payment_failed in the older API shape finds the tenant by the subscription’s metadata', async () => {
     const tenant = await payingTenant();
     const invoice = {
@@ -227,7 +276,7 @@ describe('the four provider events', () => {
   it('tells every process that the tenant’s plan changed, so its rate limits follow at once', async () => {
     const tenant = await signupTenant(t.app);
     const plans = t.runtime.deps.tenantPlans;
-    plans.set(tenant.tenantId, 'free', plans.ticket());
+    plans.set(tenant.tenantId, { plan: 'free', status: 'active', pastDueSince: null }, plans.ticket());
 
     await accept(checkoutCompleted(tenant, at(0), 'business'));
 

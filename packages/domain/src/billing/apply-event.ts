@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { billingEvents, subscriptions, type Tx } from '@agov/db';
+import { billingEvents, subscriptions, type SubscriptionRow, type Tx } from '@agov/db';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { transactionInvalidating } from '../invalidation.js';
@@ -67,12 +67,24 @@ export async function receiveProviderEvent(deps: Deps, rawBody: Buffer, signatur
 
     await tx
       .update(subscriptions)
-      .set({ ...reading.change, providerEventAt: eventAt, updatedAt: deps.clock.now() })
+      .set({
+        ...reading.change,
+        ...pastDueSince(current, reading.change.status, eventAt),
+        providerEventAt: eventAt,
+        updatedAt: deps.clock.now(),
+      })
       .where(eq(subscriptions.tenantId, current.tenantId));
     // The plan sets the tenant's rate limits, cached in every API process.
     invalidate({ kind: 'tenant_plan', id: current.tenantId });
     return receipt({ outcome: 'applied', tenantId: current.tenantId });
   });
+}
+
+/** A subscription's grace period starts when it first becomes `past_due`, and ends with any other status. */
+function pastDueSince(current: SubscriptionRow, status: SubscriptionRow['status'] | undefined, eventAt: Date) {
+  if (status === undefined) return {};
+  if (status !== 'past_due') return { pastDueSince: null };
+  return { pastDueSince: current.status === 'past_due' ? current.pastDueSince : eventAt };
 }
 
 /**

@@ -40,7 +40,10 @@ export async function evaluate(deps: Deps, principal: Principal, input: Evaluate
   const decision = decide(inputs, input, context);
   const now = deps.clock.now();
   const trace = { id: randomUUID(), tenantId: principal.tenantId };
-  const approval = decision.effect === 'approval_required' ? approvalFor(trace, inputs, input, decision, { context, requestedBy: identityOf(principal) }, now) : null;
+  const approval =
+    decision.effect === 'approval_required'
+      ? approvalFor(trace, inputs, input, decision, { context, requestedBy: identityOf(principal) }, now)
+      : null;
 
   const chain = chainEvents(
     trace,

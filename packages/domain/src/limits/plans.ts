@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { subscriptions } from '@agov/db';
 import type { Deps } from '../deps.js';
-import type { Plan } from './tenant-plan-cache.js';
+import type { Plan, PlanStanding } from './tenant-plan-cache.js';
 
 /** What a tenant's request counts against: evaluate (POST /evaluate), read (GET), write (everything else). */
 export type RateCategory = 'evaluate' | 'read' | 'write';
@@ -21,13 +21,35 @@ export async function tenantRateLimit(deps: Deps, tenantId: string, category: Ra
   return PLAN_RATE_LIMITS[await tenantPlan(deps, tenantId)][category];
 }
 
-async function tenantPlan(deps: Deps, tenantId: string): Promise<Plan> {
+/** How long a `past_due` subscription keeps its plan's limits (CONTRACT, trust decisions). */
+export const PAST_DUE_GRACE_MS = 14 * 24 * 60 * 60 * 1000;
+
+/**
+ * The plan whose limits a subscription earns now: its own while `active`, or `past_due` for
+ * at most PAST_DUE_GRACE_MS since it became so; the free plan's once that has run out, and
+ * when `canceled`. So a tenant that stops paying does not keep paid limits.
+ */
+export function planInForce({ plan, status, pastDueSince }: PlanStanding, now: Date): Plan {
+  if (status === 'active') return plan;
+  if (status === 'past_due' && pastDueSince !== null && now.getTime() - pastDueSince.getTime() <= PAST_DUE_GRACE_MS) return plan;
+  return 'free';
+}
+
+/** The plan whose limits apply to the tenant now (`planInForce`). */
+export async function tenantPlan(deps: Deps, tenantId: string): Promise<Plan> {
+  return planInForce(await standingOf(deps, tenantId), deps.clock.now());
+}
+
+async function standingOf(deps: Deps, tenantId: string): Promise<PlanStanding> {
   const cached = deps.tenantPlans.get(tenantId);
   if (cached) return cached;
   const ticket = deps.tenantPlans.ticket();
-  const [row] = await deps.database.db.select({ plan: subscriptions.plan }).from(subscriptions).where(eq(subscriptions.tenantId, tenantId));
+  const [row] = await deps.database.db
+    .select({ plan: subscriptions.plan, status: subscriptions.status, pastDueSince: subscriptions.pastDueSince })
+    .from(subscriptions)
+    .where(eq(subscriptions.tenantId, tenantId));
   // Every tenant gets a subscription at signup; without one it is on the free plan.
-  const plan = row?.plan ?? 'free';
-  deps.tenantPlans.set(tenantId, plan, ticket);
-  return plan;
+  const standing = row ?? { plan: 'free', status: 'active', pastDueSince: null };
+  deps.tenantPlans.set(tenantId, standing, ticket);
+  return standing;
 }

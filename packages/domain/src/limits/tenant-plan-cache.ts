@@ -3,12 +3,15 @@ import { InvalidatedCache } from '../cache.js';
 
 export type Plan = SubscriptionRow['plan'];
 
+/** What decides a tenant's limits: the plan, and the status that may withhold it. */
+export type PlanStanding = Pick<SubscriptionRow, 'plan' | 'status' | 'pastDueSince'>;
+
 /**
- * Every request of a tenant needs its plan; this keeps it in memory. A subscription change
- * invalidates the tenant's entry in every process (`tenant_plan`, see invalidation.ts), so a
- * new plan's limits apply at once; the TTL bounds staleness should a notification be missed.
+ * Every request of a tenant needs its plan; this keeps its standing in memory. A subscription
+ * change invalidates the tenant's entry in every process (`tenant_plan`, see invalidation.ts),
+ * so a new plan's limits apply at once; the TTL bounds staleness should a notification be missed.
  */
-export class TenantPlanCache extends InvalidatedCache<Plan> {
+export class TenantPlanCache extends InvalidatedCache<PlanStanding> {
   constructor() {
     super({ max: 50_000, ttlMs: 60_000 });
   }
