@@ -27,7 +27,15 @@ export { createUser, deleteUser, listUsers, updateUser } from './identity/users.
 
 // Rate limits: the sliding window's arithmetic, plan figures, and sign-in throttling.
 export type { RateCounters } from './limits/counters.js';
-export { attemptOn, FREE_ATTEMPTS, LOGIN_DELAYS_MS, LOGIN_QUIET_MS, type LoginRecord, type LoginVerdict } from './limits/login-attempts.js';
+export {
+  attemptOn,
+  LOGIN_QUIET_MS,
+  PER_ACCOUNT,
+  PER_ADDRESS,
+  type LoginRecord,
+  type LoginSchedule,
+  type LoginVerdict,
+} from './limits/login-attempts.js';
 export { tenantRateLimit, type RateCategory } from './limits/plans.js';
 export { judge, windowIndex, type WindowQuery, type WindowVerdict } from './limits/sliding-window.js';
 

@@ -3,6 +3,7 @@ import {
   judge,
   windowIndex,
   type LoginRecord,
+  type LoginSchedule,
   type LoginVerdict,
   type RateCounters,
   type WindowQuery,
@@ -40,8 +41,8 @@ export class MemoryCounters implements RateCounters {
     return verdict;
   }
 
-  async attemptLogin(key: string, nowMs: number): Promise<LoginVerdict> {
-    const { verdict, record } = attemptOn(this.logins.get(key) ?? null, nowMs);
+  async attemptLogin(key: string, nowMs: number, rules: LoginSchedule, enforced: boolean): Promise<LoginVerdict> {
+    const { verdict, record } = attemptOn(this.logins.get(key) ?? null, nowMs, rules, enforced);
     this.logins.set(key, record);
     return verdict;
   }

@@ -1,11 +1,10 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import {
-  FREE_ATTEMPTS,
   judge,
-  LOGIN_DELAYS_MS,
   LOGIN_QUIET_MS,
   windowIndex,
+  type LoginSchedule,
   type LoginVerdict,
   type RateCounters,
   type WindowQuery,
@@ -33,11 +32,11 @@ return { admitted and 1 or 0, previous, current }
 `;
 
 /**
- * One sign-in attempt on an account, atomic. Mirrors `attemptOn` in
- * packages/domain/src/limits/login-throttle.ts; the delays come as arguments, so the schedule
- * lives in one place. KEYS: the account's record (hash of failures, last, expires). ARGV: now
- * ms, quiet ms, free attempts, then the delay after 0, 1, 2 … failures.
- * Returns {admitted 1|0, when the next attempt is admitted}.
+ * One sign-in attempt on a record, atomic. Mirrors `attemptOn` in
+ * packages/domain/src/limits/login-attempts.ts; the schedule comes as arguments, so it lives
+ * in one place. KEYS: the record (hash of failures, last, expires). ARGV: now ms, quiet ms,
+ * free attempts, enforced 1|0, then the delay after 0, 1, 2 … failures.
+ * Returns {admitted 1|0, when the next attempt is admitted, failures before this attempt}.
  */
 const LOGIN_ATTEMPT = `
 local now = tonumber(ARGV[1])
@@ -46,20 +45,19 @@ local failures, last = 0, 0
 if record[3] and now < tonumber(record[3]) then
   failures, last = tonumber(record[1]), tonumber(record[2])
 end
-local function delay(n) return tonumber(ARGV[4 + math.min(n, #ARGV - 4)]) end
-if failures >= tonumber(ARGV[3]) and now < last + delay(failures) then
-  return { 0, last + delay(failures) }
+local function delay(n) return tonumber(ARGV[5 + math.min(n, #ARGV - 5)]) end
+if ARGV[4] == '1' and failures >= tonumber(ARGV[3]) and now < last + delay(failures) then
+  return { 0, last + delay(failures), failures }
 end
-failures = failures + 1
-local expires = now + delay(failures) + tonumber(ARGV[2])
-redis.call('HSET', KEYS[1], 'failures', failures, 'last', now, 'expires', expires)
+local expires = now + delay(failures + 1) + tonumber(ARGV[2])
+redis.call('HSET', KEYS[1], 'failures', failures + 1, 'last', now, 'expires', expires)
 redis.call('PEXPIRE', KEYS[1], expires - now)
-return { 1, now }
+return { 1, now, failures }
 `;
 
 interface Scripts {
   agovSlidingWindow(...args: (string | number)[]): Promise<[number, number, number]>;
-  agovLoginAttempt(...args: (string | number)[]): Promise<[number, number]>;
+  agovLoginAttempt(...args: (string | number)[]): Promise<[number, number, number]>;
 }
 
 /** After a failed call, how long to count in memory before asking Redis again (a hung server costs every request its timeout). */
@@ -129,19 +127,20 @@ export class RedisCounters implements RateCounters {
     );
   }
 
-  attemptLogin(key: string, nowMs: number): Promise<LoginVerdict> {
+  attemptLogin(key: string, nowMs: number, rules: LoginSchedule, enforced: boolean): Promise<LoginVerdict> {
     return this.shared(
       async () => {
-        const [admitted, retryAtMs] = await this.redis.agovLoginAttempt(
+        const [admitted, retryAtMs, priorFailures] = await this.redis.agovLoginAttempt(
           this.keyOf(key),
           nowMs,
           LOGIN_QUIET_MS,
-          FREE_ATTEMPTS,
-          ...LOGIN_DELAYS_MS,
+          rules.freeAttempts,
+          enforced ? 1 : 0,
+          ...rules.delaysMs,
         );
-        return { admitted: admitted === 1, retryAtMs };
+        return { admitted: admitted === 1, retryAtMs, priorFailures };
       },
-      () => this.local.attemptLogin(key, nowMs),
+      () => this.local.attemptLogin(key, nowMs, rules, enforced),
     );
   }
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { judge, LOGIN_QUIET_MS, type RateCounters } from '@agov/domain';
+import { judge, LOGIN_QUIET_MS, PER_ADDRESS, type RateCounters } from '@agov/domain';
 import { MemoryCounters } from './rate-limit-store-memory.js';
 import { RedisCounters } from './rate-limit-store-redis.js';
 
@@ -56,18 +56,26 @@ describe.each(stores)('%s counters', (_name, store) => {
 
   it('let sign-in attempts through until five, then hold the account back for 2 s, 4 s …, and forget on request', async () => {
     const counters = store();
+    const attempt = (key: string, nowMs: number, enforced = true) => counters.attemptLogin(key, nowMs, PER_ADDRESS, enforced);
     const key = `login:${randomUUID()}`;
-    for (let i = 0; i < 5; i += 1) expect(await counters.attemptLogin(key, at(0))).toEqual({ admitted: true, retryAtMs: at(0) });
-    expect(await counters.attemptLogin(key, at(1_999))).toEqual({ admitted: false, retryAtMs: at(2_000) });
-    expect(await counters.attemptLogin(key, at(2_000))).toEqual({ admitted: true, retryAtMs: at(2_000) });
-    expect(await counters.attemptLogin(key, at(2_000))).toEqual({ admitted: false, retryAtMs: at(6_000) });
+    for (let i = 0; i < 5; i += 1) expect(await attempt(key, at(0))).toEqual({ admitted: true, retryAtMs: at(0), priorFailures: i });
+    expect(await attempt(key, at(1_999))).toEqual({ admitted: false, retryAtMs: at(2_000), priorFailures: 5 });
+    expect(await attempt(key, at(2_000))).toEqual({ admitted: true, retryAtMs: at(2_000), priorFailures: 5 });
+    expect(await attempt(key, at(2_000))).toEqual({ admitted: false, retryAtMs: at(6_000), priorFailures: 6 });
+    // Not enforced: admitted while held back, and counted.
+    expect(await attempt(key, at(2_000), false)).toEqual({ admitted: true, retryAtMs: at(2_000), priorFailures: 6 });
+    expect(await attempt(key, at(9_999))).toEqual({ admitted: false, retryAtMs: at(10_000), priorFailures: 7 });
     // Forgotten after its delay and the quiet time.
-    expect(await counters.attemptLogin(key, at(6_000 + LOGIN_QUIET_MS))).toEqual({ admitted: true, retryAtMs: at(6_000 + LOGIN_QUIET_MS) });
+    expect(await attempt(key, at(10_000 + LOGIN_QUIET_MS))).toEqual({
+      admitted: true,
+      retryAtMs: at(10_000 + LOGIN_QUIET_MS),
+      priorFailures: 0,
+    });
 
     const other = `login:${randomUUID()}`;
-    for (let i = 0; i < 5; i += 1) await counters.attemptLogin(other, at(0));
+    for (let i = 0; i < 5; i += 1) await attempt(other, at(0));
     await counters.forgetLogin(other);
-    expect(await counters.attemptLogin(other, at(0))).toEqual({ admitted: true, retryAtMs: at(0) });
+    expect(await attempt(other, at(0))).toEqual({ admitted: true, retryAtMs: at(0), priorFailures: 0 });
   });
 });
 

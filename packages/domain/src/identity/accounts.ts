@@ -46,8 +46,8 @@ export async function signup(deps: Deps, input: SignupInput): Promise<SignedUp> 
   }
 }
 
-export async function login(deps: Deps, input: { email: string; password: string }) {
-  await admitLoginAttempt(deps, input.email);
+export async function login(deps: Deps, input: { email: string; password: string }, clientAddress: string) {
+  await admitLoginAttempt(deps, input.email, clientAddress);
   const [user] = await deps.database.db
     .select()
     .from(users)
@@ -55,7 +55,7 @@ export async function login(deps: Deps, input: { email: string; password: string
     .limit(1);
   const valid = await verifyPassword(user?.passwordHash ?? null, input.password);
   if (!user || !valid) throw new AppError('unauthorized', 'Invalid e-mail or password');
-  await forgetLoginFailures(deps, input.email);
+  await forgetLoginFailures(deps, input.email, clientAddress);
   const [tenant] = await deps.database.db.select().from(tenants).where(eq(tenants.id, user.tenantId));
   const session = await startSession(deps, user);
   return { user, tenant: tenant!, session };

@@ -1,4 +1,4 @@
-import type { LoginVerdict } from './login-attempts.js';
+import type { LoginSchedule, LoginVerdict } from './login-attempts.js';
 import type { WindowQuery, WindowVerdict } from './sliding-window.js';
 
 /**
@@ -9,8 +9,11 @@ import type { WindowQuery, WindowVerdict } from './sliding-window.js';
 export interface RateCounters {
   /** Judges one request against `key`'s sliding window; an admitted request is counted unless `counted` is false. */
   hit(key: string, query: WindowQuery, counted: boolean): Promise<WindowVerdict>;
-  /** Admits one sign-in attempt on `key` unless earlier failures hold it back; an admitted attempt counts as a failure until forgotten. */
-  attemptLogin(key: string, nowMs: number): Promise<LoginVerdict>;
+  /**
+   * Admits one sign-in attempt on `key` unless earlier failures hold it back under `rules` (only
+   * when `enforced`); an admitted attempt counts as a failure until forgotten.
+   */
+  attemptLogin(key: string, nowMs: number, rules: LoginSchedule, enforced: boolean): Promise<LoginVerdict>;
   /** Forgets `key`'s failed sign-in attempts (after a successful one). */
   forgetLogin(key: string): Promise<void>;
   /** True while counters that should be shared are kept in this process only. */

@@ -36,7 +36,7 @@ export const authRoutes: Routes = async (app, { deps, config }) => {
       schema: { tags: ['auth'], body: LoginBody, response: { 200: Data(Type.Object({ user: User, tenant: Tenant })) } },
     },
     async (request, reply) => {
-      const result = await login(deps, request.body);
+      const result = await login(deps, request.body, request.ip);
       setSessionCookie(reply, result.session, secureCookies);
       return { data: { user: presentUser(result.user), tenant: presentTenant(result.tenant) } };
     },
