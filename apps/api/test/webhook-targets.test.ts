@@ -79,6 +79,7 @@ describe('webhook targets in production', () => {
     // The URL parser writes mapped addresses in hex; the reason names the embedded range.
     ['https://[::ffff:10.0.0.1]/', blocked('::ffff:a00:1', 'IPv4-mapped IPv6 (private)')],
     ['https://[::ffff:127.0.0.1]/', blocked('::ffff:7f00:1', 'IPv4-mapped IPv6 (loopback)')],
+    ['https://[::127.0.0.1]/', blocked('::7f00:1', 'IPv4-compatible IPv6')],
     // Decimal, hex and octal hosts are read as the dotted address they stand for.
     ['http://2130706433/', 'must use https'],
     ['https://2130706433/', blocked('127.0.0.1', 'loopback')],

@@ -66,6 +66,9 @@ describe('blockedAddressReason', () => {
     ['::ffff:127.0.0.1', 'IPv4-mapped IPv6 (loopback)'],
     ['::ffff:7f00:1', 'IPv4-mapped IPv6 (loopback)'],
     ['::ffff:8.8.8.8', 'IPv4-mapped IPv6'],
+    // As the URL parser writes `[::127.0.0.1]`; ipaddr.js reads the dotted form itself as mapped.
+    ['::7f00:1', 'IPv4-compatible IPv6'],
+    ['::808:808', 'IPv4-compatible IPv6'],
     ['64:ff9b::a00:1', 'NAT64'],
     ['2002:a00:1::1', '6to4'],
     ['2001::1', 'Teredo'],

@@ -50,7 +50,17 @@ export function blockedAddressReason(address: string): string | null {
     return embedded ? `IPv4-mapped IPv6 (${embedded})` : 'IPv4-mapped IPv6';
   }
   const range = parsed.range();
+  if (range === 'unicast' && isIPv4Compatible(parsed)) return 'IPv4-compatible IPv6';
   return range === 'unicast' ? null : (RANGE_REASONS[range] ?? 'reserved');
+}
+
+/**
+ * `::a.b.c.d` (::/96, deprecated by RFC 4291): ipaddr.js calls it unicast, but a stack that
+ * still honours it reaches the IPv4 host it embeds, loopback and private ranges included.
+ * `::` and `::1` are in their own ranges.
+ */
+function isIPv4Compatible(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  return address.kind() === 'ipv6' && (address as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0);
 }
 
 function urlRefusal(url: string, mode: Mode): string | null {
