@@ -23,6 +23,11 @@ export interface Config {
    * (PGlite) does not enforce it.
    */
   readonly databaseStatementTimeoutMs: number;
+  /**
+   * Longest one attempt to connect to PostgreSQL may take; while the database cannot be
+   * reached, requests that need it answer 503 within about this long.
+   */
+  readonly databaseConnectTimeoutMs: number;
   /** Where embedded PostgreSQL keeps its files. */
   readonly dataDir: string;
   readonly migrateOnStart: boolean;
@@ -98,9 +103,10 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, 'PORT', 4000, { min: 0, max: 65_535 }),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, { min: 100, max: 3_600_000 }),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseUrl: databaseUrl(env, 'DATABASE_URL'),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, { min: 2, max: 1_000 }),
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 15_000, { min: 100, max: 3_600_000 }),
+    databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 3_000, { min: 100, max: 60_000 }),
     dataDir: text(env, 'DATA_DIR', './.data'),
     migrateOnStart: boolean(env, 'MIGRATE_ON_START', true),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
@@ -221,6 +227,19 @@ function url(env: Env, name: string, protocols: readonly string[]): string | nul
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(name, `must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
   }
+  return value;
+}
+
+/**
+ * A PostgreSQL URL, which may name several hosts as libpq allows (`…@a:5432,b:5432/db`, for a
+ * failover pair). The URL parser takes one host, so the URL is checked once per host.
+ */
+function databaseUrl(env: Env, name: string): string | null {
+  const value = raw(env, name);
+  if (value === undefined) return null;
+  const [, start, hosts, rest] = /^([a-z]+:\/\/(?:[^@/?#]*@)?)([^/?#]*)(.*)$/is.exec(value) ?? [];
+  for (const host of hosts?.split(',') ?? [value])
+    url({ [name]: `${start ?? ''}${host}${rest ?? ''}` }, name, ['postgres:', 'postgresql:']);
   return value;
 }
 

@@ -36,6 +36,8 @@ export interface Database {
    * database lives in this process and never loses the subscription.)
    */
   listen(channel: string, onMessage: (payload: string) => void, onResubscribe?: () => void): Promise<() => Promise<void>>;
+  /** Which server answers, as `host:port` (after a failover, another one); `embedded` for PGlite. */
+  server(): Promise<string>;
   migrate(): Promise<void>;
   close(): Promise<void>;
 }
@@ -44,30 +46,50 @@ const migrationsFolder = fileURLToPath(new URL('../migrations', import.meta.url)
 /** Serialises start-up migrations across processes sharing one server. */
 const MIGRATION_LOCK = 7_212_004_001;
 
+type PostgresSettings = Pick<Config, 'databasePoolSize'> & Partial<Pick<Config, 'databaseStatementTimeoutMs' | 'databaseConnectTimeoutMs'>>;
+
 /** Without `databaseStatementTimeoutMs` statements have no limit: for tools that only migrate. */
-export async function openDatabase(
-  config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir'> & Partial<Pick<Config, 'databaseStatementTimeoutMs'>>,
-): Promise<Database> {
-  return config.databaseUrl
-    ? openPostgres(config.databaseUrl, config.databasePoolSize, config.databaseStatementTimeoutMs)
-    : openPglite(config.dataDir);
+export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'> & PostgresSettings): Promise<Database> {
+  return config.databaseUrl ? await openPostgres(config.databaseUrl, config) : openPglite(config.dataDir);
 }
+
+/**
+ * postgres.js waits before it connects again after a failed attempt, and the wait grows with
+ * every failure in a row up to 20 s, while a query handed to that connection waits with it: a
+ * database back after a few seconds' outage kept requests failing for 11–26 s more. A
+ * connection here tries again after at most this long; a refused attempt costs little.
+ */
+const RECONNECT_AFTER_S = (failures: number) => Math.min(0.025 * failures, 0.25);
+const DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
 
 /**
  * Every connection starts with `statement_timeout` set, so PostgreSQL cancels any one statement
  * that runs longer (SQLSTATE 57014, which the API answers as 503). It bounds a statement, not a
  * request: an export reads page by page, each page its own statement, so a long export is not
- * cut short by it.
+ * cut short by it. A connection attempt gives up after `databaseConnectTimeoutMs`. The URL may
+ * name several hosts (`…@a:5432,b:5432/db?target_session_attrs=read-write`): each new
+ * connection tries them in turn and keeps the first that fits, so after a failover the pool
+ * finds the new primary by itself.
  */
-function openPostgres(url: string, poolSize: number, statementTimeoutMs: number | undefined): Database {
+async function openPostgres(url: string, settings: PostgresSettings): Promise<Database> {
+  const connectTimeoutS = (settings.databaseConnectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS) / 1_000;
   const client = postgres(url, {
-    max: poolSize,
+    max: settings.databasePoolSize,
     onnotice: () => {},
+    connect_timeout: connectTimeoutS,
+    backoff: RECONNECT_AFTER_S,
     connection: {
       application_name: 'agent-governance',
-      ...(statementTimeoutMs === undefined ? {} : { statement_timeout: statementTimeoutMs }),
+      ...(settings.databaseStatementTimeoutMs === undefined ? {} : { statement_timeout: settings.databaseStatementTimeoutMs }),
     },
   });
+  // Each new connection first asks for the server's array types, unless told not to; the
+  // answer is kept for the whole pool. A connection cut between sign-in and that question (a
+  // database going down or coming up) left a rejection nobody handles, which ends a process.
+  // So the first connection asks, and the rest, reconnections included, use its answer.
+  await client`select 1`;
+  client.options.fetch_types = false;
+  const subscriptions = listener(url, connectTimeoutS);
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
   return {
     db,
@@ -89,17 +111,78 @@ function openPostgres(url: string, poolSize: number, statementTimeoutMs: number 
         lock.release();
       }
     },
-    async listen(channel, onMessage, onResubscribe) {
-      // postgres.js calls `onlisten` on the first LISTEN and again each time it re-issues
-      // LISTEN on a new connection after the old one closed.
-      let subscribed = false;
-      const { unlisten } = await client.listen(channel, onMessage, () => {
-        if (subscribed) onResubscribe?.();
-        subscribed = true;
-      });
-      return unlisten;
+    listen: subscriptions.listen,
+    async server() {
+      const [row] = await client<
+        { server: string }[]
+      >`select coalesce(host(inet_server_addr()), 'local socket') || ':' || inet_server_port() as server`;
+      return row!.server;
     },
-    close: () => client.end({ timeout: 5 }),
+    async close() {
+      await subscriptions.close();
+      await client.end({ timeout: 5 });
+    },
+  };
+}
+
+/** How soon a lost LISTEN connection is tried again, however long the database stays away. */
+const RESUBSCRIBE_MS = 200;
+
+/**
+ * LISTEN on a connection of its own. postgres.js's `listen` issues LISTEN again once when its
+ * connection closes and, should that one attempt fail (the database still down), drops the
+ * subscription for good, silently. Here a lost connection is followed by attempts every
+ * RESUBSCRIBE_MS until one succeeds, and each channel's `onResubscribe` runs then, since
+ * whatever was sent in between is lost.
+ */
+function listener(url: string, connectTimeoutS: number) {
+  const channels = new Map<string, { onMessage: (payload: string) => void; onResubscribe?: () => void }>();
+  let closing = false;
+  let retry: NodeJS.Timeout | null = null;
+  // `onnotify` is what postgres.js's own `listen` uses; its type declarations leave it out.
+  const options: postgres.Options<Record<string, never>> & { onnotify(channel: string, payload: string): void } = {
+    max: 1,
+    // Never closed for idleness or age: it must stay to hear notifications.
+    idle_timeout: 0,
+    max_lifetime: 0,
+    fetch_types: false,
+    onnotice: () => {},
+    connect_timeout: connectTimeoutS,
+    backoff: RECONNECT_AFTER_S,
+    connection: { application_name: 'agent-governance' },
+    onnotify: (channel, payload) => channels.get(channel)?.onMessage(payload),
+    onclose: () => {
+      if (!closing && channels.size > 0) resubscribe();
+    },
+  };
+  const connection = postgres(url, options);
+  const subscribe = (channel: string) => connection.unsafe(`listen "${channel.replace(/"/g, '""')}"`);
+  function resubscribe() {
+    retry ??= setTimeout(async () => {
+      try {
+        for (const channel of channels.keys()) await subscribe(channel);
+        retry = null;
+        for (const { onResubscribe } of channels.values()) onResubscribe?.();
+      } catch {
+        retry = null;
+        if (!closing) resubscribe();
+      }
+    }, RESUBSCRIBE_MS);
+  }
+  return {
+    async listen(channel: string, onMessage: (payload: string) => void, onResubscribe?: () => void) {
+      channels.set(channel, { onMessage, ...(onResubscribe ? { onResubscribe } : {}) });
+      await subscribe(channel);
+      return async () => {
+        channels.delete(channel);
+        await connection.unsafe(`unlisten "${channel.replace(/"/g, '""')}"`).catch(() => undefined);
+      };
+    },
+    async close() {
+      closing = true;
+      if (retry) clearTimeout(retry);
+      await connection.end({ timeout: 5 });
+    },
   };
 }
 
@@ -128,6 +211,7 @@ async function openPglite(dataDir: string): Promise<Database> {
       const unlisten = await client.listen(channel, onMessage);
       return unlisten;
     },
+    server: async () => 'embedded',
     migrate: () => migratePglite(db as never, { migrationsFolder }),
     async close() {
       await client.close();
