@@ -118,4 +118,49 @@ describe('CacheFreshness', () => {
     await tick();
     expect(ensured.done).toBe(true);
   });
+
+  it('when the clock cannot be read after the listener came back, counts the next read as heard instead of waiting', async () => {
+    let fail = true;
+    let committed = 9;
+    let drops = 0;
+    const freshness = new CacheFreshness(
+      async () => {
+        if (fail) throw new Error('terminating connection due to administrator command');
+        return committed;
+      },
+      { waitMs: 60_000, dropCaches: () => (drops += 1) },
+    );
+    freshness.heard(1);
+    await expect(freshness.resynchronize()).rejects.toThrow('administrator command');
+    expect(drops).toBe(1);
+
+    fail = false;
+    const ensured = settled(freshness.ensure());
+    await tick();
+    expect([ensured.done, drops]).toEqual([true, 1]);
+    // From there on, a change not yet heard holds requests back as before.
+    committed = 10;
+    const held = settled(freshness.ensure());
+    await tick();
+    expect(held.done).toBe(false);
+    freshness.heard(10);
+    await tick();
+    expect(held.done).toBe(true);
+  });
+
+  it('starts a new read beside one that has not answered in 100 ms, instead of waiting for it', async () => {
+    const clock = controlledClock();
+    const { freshness } = freshnessWith(clock);
+    freshness.heard(3);
+    void freshness.ensure();
+    await tick();
+    expect(clock.reads).toHaveLength(1);
+    // That read is stuck (a connection the database never answered); a later caller does not wait for it.
+    const later = settled(freshness.ensure());
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(clock.reads).toHaveLength(2);
+    clock.reads[1]!(3);
+    await tick();
+    expect(later.done).toBe(true);
+  });
 });

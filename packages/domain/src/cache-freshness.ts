@@ -14,8 +14,13 @@
  * serves them all, so under load the check costs about one statement per round trip, not one
  * per request.
  */
+/** How long a read of the clock may hold the next one back. */
+const OVERTAKE_AFTER_MS = 100;
+
 export class CacheFreshness {
   private heardThrough = 0;
+  /** The caches were dropped after the listener came back, but the clock could not be read then. */
+  private resynchronizing = false;
   private readonly waiting: { seq: number; resolve(): void }[] = [];
   private nextRead: Promise<number> | null = null;
   private readInFlight: Promise<number> | null = null;
@@ -46,12 +51,21 @@ export class CacheFreshness {
    */
   async resynchronize(): Promise<void> {
     this.options.dropCaches();
+    // Entries loaded from now on reflect every change committed before they were read, and
+    // the listener hears every later one: any clock value read after the drop counts as heard.
+    this.resynchronizing = true;
     this.markHeard(await this.readClock());
+    this.resynchronizing = false;
   }
 
   /** Resolves once this process has applied every invalidation committed before the call. */
   async ensure(): Promise<void> {
     const committed = await this.readAfterNow();
+    if (this.resynchronizing) {
+      // The read after the listener's return failed (the database flapping): this one stands in for it.
+      this.resynchronizing = false;
+      this.markHeard(committed);
+    }
     if (committed <= this.heardThrough) return;
     const heard = new Promise<boolean>((resolve) => this.waiting.push({ seq: committed, resolve: () => resolve(true) }));
     let timer: NodeJS.Timeout | undefined;
@@ -83,8 +97,17 @@ export class CacheFreshness {
   /** The clock's value from a read that starts after this call; one such read serves every caller waiting for it. */
   private readAfterNow(): Promise<number> {
     this.nextRead ??= (async () => {
-      // The read under way may have started before some of its callers: wait for it to end.
-      await this.readInFlight?.catch(() => undefined);
+      // The read under way may have started before some of its callers: wait for it to end,
+      // but not for longer than a read takes. One stuck on a connection the database never
+      // answered (it was starting up) would otherwise hold every request back until that
+      // connection's attempt times out; a second read beside it is as correct.
+      // (Always awaited, so that `nextRead` is set before it is cleared below.)
+      let timer: NodeJS.Timeout | undefined;
+      const overtaken = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, OVERTAKE_AFTER_MS);
+      });
+      await Promise.race([this.readInFlight?.catch(() => undefined), overtaken]);
+      clearTimeout(timer);
       this.nextRead = null;
       const read = this.readClock();
       this.readInFlight = read;

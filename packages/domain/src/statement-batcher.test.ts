@@ -62,4 +62,22 @@ describe('StatementBatcher', () => {
     for (const run of runner.runs.slice(2)) run.finish();
     expect(await Promise.all(batched)).toEqual([20, 'refused', 40]);
   });
+
+  it('fails every item of a statement at once when the database is away, without running them again', async () => {
+    const runs: number[][] = [];
+    const away = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const batcher = new StatementBatcher(
+      async (items: readonly number[]) => {
+        runs.push([...items]);
+        if (items.includes(1)) return [10];
+        throw away;
+      },
+      { maxInFlight: 1, maxBatch: 64 },
+    );
+    const first = batcher.submit(1);
+    const batched = [2, 3, 4].map((item) => batcher.submit(item).catch((error: unknown) => error));
+    await first;
+    expect(await Promise.all(batched)).toEqual([away, away, away]);
+    expect(runs).toEqual([[1], [2, 3, 4]]);
+  });
 });

@@ -1,3 +1,5 @@
+import { isDatabaseUnavailable } from './db-errors.js';
+
 interface Waiting<Item, Result> {
   item: Item;
   done(result: Result): void;
@@ -18,7 +20,9 @@ export interface BatcherOptions {
  * round trip and commit carries many items, so PostgreSQL does far less work per item. Each
  * caller is answered only when the statement holding its item has finished. If a statement
  * fails, each of its items runs again on its own, so an item that cannot be done fails alone;
- * the statement being atomic, the failed attempt left nothing behind.
+ * the statement being atomic, the failed attempt left nothing behind. When the database itself
+ * is away, every item fails at once with the statement: running them again alone would only
+ * make their callers wait for more connection attempts.
  *
  * `run` answers its items in order, one result each.
  */
@@ -54,7 +58,10 @@ export class StatementBatcher<Item, Result = void> {
       const results = await this.run(batch.map((waiting) => waiting.item));
       for (const [index, waiting] of batch.entries()) waiting.done(results[index]!);
     } catch (error) {
-      if (batch.length === 1) return batch[0]!.failed(error);
+      if (batch.length === 1 || isDatabaseUnavailable(error)) {
+        for (const waiting of batch) waiting.failed(error);
+        return;
+      }
       await Promise.all(batch.map((waiting) => this.run([waiting.item]).then(([result]) => waiting.done(result!), waiting.failed)));
     }
   }
