@@ -73,7 +73,7 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
   await app.register(sensible);
   await app.register(cookie);
   installValidation(app);
-  installErrorHandling(app);
+  installErrorHandling(app, runtime.deps);
   installAuth(app, runtime.deps, runtime.config, await installRateLimits(app, runtime.deps));
   installMetrics(app, runtime.metrics);
   await installOpenApi(app);

@@ -4,6 +4,39 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   return cause?.code === '23505' && (constraint === undefined || cause.constraint_name === constraint || cause.constraint === constraint);
 }
 
+/**
+ * Whether a driver error says the database cannot be reached or is not taking work now, as
+ * opposed to a query it refused: the connection refused, cut, timed out or closed (by a
+ * shutdown, a crash or a failover), a server starting up or shutting down (SQLSTATE class 08,
+ * 57P01–57P03), out of connections (53300), or read-only because it is, or just became, a
+ * standby (25006). Trying again later may succeed; the API answers 503.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = findPgError(error)?.code;
+  if (code === undefined) return false;
+  return UNAVAILABLE_CODES.has(code) || code.startsWith('08') || code.startsWith('57P');
+}
+
+const UNAVAILABLE_CODES = new Set([
+  // postgres.js's own connection errors.
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  // The socket's.
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  // PostgreSQL's: too many connections, read-only transaction.
+  '53300',
+  '25006',
+]);
+
 interface PgError {
   code?: string;
   constraint_name?: string;

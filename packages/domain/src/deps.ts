@@ -3,6 +3,7 @@ import type { Database } from '@agov/db';
 import type { BillingPort } from './billing/provider.js';
 import type { ChatPort } from './chat/slack-api.js';
 import type { CacheFreshness } from './cache-freshness.js';
+import type { DatabaseAvailability } from './database-availability.js';
 import type { ApiKeyCache } from './identity/api-key-cache.js';
 import type { Clock } from './clock.js';
 import type { EffectAudienceCache } from './effect-audience-cache.js';
@@ -19,6 +20,8 @@ import type { WebhookTransport } from './webhooks/transport.js';
 /** What domain functions need from the outside world; built once by the runtime. */
 export interface Deps {
   readonly database: Database;
+  /** Whether the database answers, learned from the errors work meets; told once per outage. */
+  readonly databaseAvailability: Pick<DatabaseAvailability, 'available' | 'report'>;
   readonly clock: Clock;
   readonly apiKeys: ApiKeyCache;
   readonly decisionInputs: DecisionInputsCache;

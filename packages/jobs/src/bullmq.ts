@@ -3,6 +3,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { EFFECT_JOBS, PERIODIC_JOBS, QUEUES, type HandledKind, type PeriodicJob, type QueueName } from './catalog.js';
 import { CONCURRENCY, type Consumers, type JobBackend } from './backend.js';
+import { DatabaseAway } from './dispatch.js';
 import type { ClaimedEffect } from './relay.js';
 
 export interface BullmqOptions {
@@ -92,9 +93,10 @@ export function bullmqBackend({ redisUrl, prefix, leaseMs, logger }: BullmqOptio
           },
         );
         worker.on('error', reportError);
-        worker.on('failed', (job, error) =>
-          logger.warn({ err: error, job: job?.name, queue: name }, 'job failed; its effect comes due again'),
-        );
+        worker.on('failed', (job, error) => {
+          if (!(error instanceof DatabaseAway))
+            logger.warn({ err: error, job: job?.name, queue: name }, 'job failed; its effect comes due again');
+        });
         workers.push(worker);
       }
     },

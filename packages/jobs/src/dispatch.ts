@@ -27,7 +27,10 @@ export async function startDispatch(deps: Deps, backend: JobBackend, options: Di
   await backend.consume({
     async effect(effect) {
       const job = EFFECT_JOBS[effect.kind];
-      await job.handle(deps, effect);
+      await job.handle(deps, effect).catch((error: unknown) => {
+        // A database outage is told once, by `databaseAvailability`, not by every job it fails.
+        throw deps.databaseAvailability.report(error) ? new DatabaseAway(error) : error;
+      });
       // Fan-outs and expiries write new effects (deliveries, webhooks): send them on now.
       if (job.queue === 'effects') relay.wake();
     },
@@ -45,4 +48,11 @@ export async function startDispatch(deps: Deps, backend: JobBackend, options: Di
       await backend.close();
     },
   };
+}
+
+/** A job failed because the database is away: the backends retry it without a log line of its own. */
+export class DatabaseAway extends Error {
+  constructor(cause: unknown) {
+    super('the database is unavailable', { cause });
+  }
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { EFFECT_JOBS, QUEUES, type PeriodicJob, type QueueName } from './catalog.js';
 import { CONCURRENCY, type Consumers, type JobBackend } from './backend.js';
+import { DatabaseAway } from './dispatch.js';
 import type { ClaimedEffect } from './relay.js';
 
 interface Lane {
@@ -66,7 +67,9 @@ export class InProcessBackend implements JobBackend {
       lane.running += 1;
       consumers
         .effect(effect)
-        .catch((error: unknown) => this.logger.error({ err: error, effect }, 'job failed; its effect comes due again'))
+        .catch((error: unknown) => {
+          if (!(error instanceof DatabaseAway)) this.logger.error({ err: error, effect }, 'job failed; its effect comes due again');
+        })
         .finally(() => {
           lane.running -= 1;
           this.known.delete(effect.id);

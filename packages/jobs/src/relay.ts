@@ -87,7 +87,8 @@ export class OutboxRelay {
   private stopped = false;
   private running: Promise<void> | null = null;
   private wakeUp: (() => void) | null = null;
-  private failing = false;
+  /** Why the last poll failed: the database being away is told by `databaseAvailability`, anything else here. */
+  private failing: 'database' | 'queue' | null = null;
 
   constructor(
     private readonly deps: Deps,
@@ -135,12 +136,14 @@ export class OutboxRelay {
       let taken = 0;
       try {
         taken = await this.relayOnce();
-        if (this.failing) this.logger.info('outbox relay: dispatching again');
-        this.failing = false;
+        if (this.failing === 'queue') this.logger.info('outbox relay: dispatching again');
+        this.failing = null;
       } catch (error) {
+        const cause = this.deps.databaseAvailability.report(error) ? 'database' : 'queue';
         // Logged once per outage, not on every poll.
-        if (!this.failing) this.logger.error({ err: error }, 'outbox relay: cannot dispatch; effects wait in the outbox');
-        this.failing = true;
+        if (cause === 'queue' && this.failing !== 'queue')
+          this.logger.error({ err: error }, 'outbox relay: cannot dispatch; effects wait in the outbox');
+        this.failing = cause;
       }
       if (taken < BATCH) await this.pause(this.failing ? Math.max(this.options.pollMs, 1_000) : this.options.pollMs);
     }

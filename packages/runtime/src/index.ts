@@ -5,6 +5,7 @@ import {
   ApiKeyCache,
   applyInvalidation,
   CacheFreshness,
+  DatabaseAvailability,
   DecisionInputsCache,
   EffectAudienceCache,
   EndpointBreaker,
@@ -43,6 +44,9 @@ const DELIVERY_STATEMENTS = { maxInFlight: 1, maxBatch: 64 };
  * it, and the caches are dropped instead.
  */
 const FRESHNESS_WAIT_MS = 2_000;
+
+/** While the database is unreachable, how often a process asks whether it is back. */
+const DATABASE_PROBE_MS = 100;
 
 /** Which app a process runs: it decides whether the process carries effects out. */
 export type ProcessRole = 'api' | 'worker';
@@ -91,8 +95,18 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     effectAudiences.clear();
   };
   const freshness = new CacheFreshness(() => readInvalidationClock(database), { waitMs: FRESHNESS_WAIT_MS, dropCaches });
+  const databaseAvailability = new DatabaseAvailability(
+    () => database.server(),
+    {
+      lost: (err) => options.logger.error({ err }, 'database unreachable; requests that need it answer 503 until it is back'),
+      regained: (server, downMs) => options.logger.info({ server, downMs }, 'database reachable again'),
+      moved: (server, previous) => options.logger.warn({ server, previous }, 'database server changed'),
+    },
+    DATABASE_PROBE_MS,
+  );
   const deps: Deps = {
     database,
+    databaseAvailability,
     clock: options.clock ?? systemClock,
     apiKeys,
     decisionInputs,
@@ -135,6 +149,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     },
   );
   await freshness.start();
+  const server = await database.server();
+  databaseAvailability.connected(server);
+  options.logger.info({ server }, 'database connected');
 
   const logger = options.logger;
   let dispatch: Dispatch | null = null;
@@ -169,6 +186,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       return metricsServer.port;
     },
     async close() {
+      databaseAvailability.close();
       await metricsServer?.close();
       await dispatch?.close();
       await stopListening();

@@ -2,7 +2,7 @@ import type { ConnectionError, FastifyBaseLogger, FastifyError, FastifyInstance,
 import { randomUUID } from 'node:crypto';
 import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { AppError, codeToStatus, type ErrorCode } from '@agov/domain';
+import { AppError, codeToStatus, type Deps, type ErrorCode } from '@agov/domain';
 
 export interface ErrorBody {
   error: ErrorCode;
@@ -18,10 +18,22 @@ interface FieldProblem {
   message: string;
 }
 
-/** Every error leaves the service through here, in the spec's shape, with the request id. */
-export function installErrorHandling(app: FastifyInstance): void {
+/** How soon a client should try again after a 503: the database is probed about ten times as often. */
+const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Every error leaves the service through here, in the spec's shape, with the request id. One
+ * that says the database cannot be reached is a 503 the client should retry; the outage is
+ * logged once, by `databaseAvailability`, not once per request.
+ */
+export function installErrorHandling(app: FastifyInstance, deps: Pick<Deps, 'databaseAvailability'>): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    if (deps.databaseAvailability.report(error)) {
+      reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+      return send(reply, errorBody('service_unavailable', 'The database is unavailable; try again shortly', request.id));
+    }
     const body = toErrorBody(error, request.id);
+    if (body.status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
     if (body.status >= 500) request.log.error({ err: error }, 'request failed');
     return send(reply, body);
   });

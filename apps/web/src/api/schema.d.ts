@@ -29,19 +29,7 @@ export interface paths {
                         } | {
                             /** @enum {string} */
                             status: "degraded";
-                            degraded: "rate_limit_counters"[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "unavailable";
+                            degraded: ("database" | "rate_limit_counters")[];
                         };
                     };
                 };
