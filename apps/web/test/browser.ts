@@ -128,6 +128,37 @@ export async function expectAccessible(page: Page) {
   expect(violations).toEqual([]);
 }
 
+/** What the watch below uses of a page: this project's types are Node's, not the DOM's. */
+interface WatchedPage {
+  document: {
+    addEventListener(
+      type: 'securitypolicyviolation',
+      listener: (event: { effectiveDirective: string; blockedURI: string; sourceFile: string; lineNumber: number }) => void,
+    ): void;
+  };
+  reportPolicyViolation(violation: string): void;
+}
+
+/**
+ * Every Content-Security-Policy violation the context's pages report, from before their first
+ * script runs: the `securitypolicyviolation` events, and Chromium's messages about the policy.
+ */
+export async function policyViolations(context: BrowserContext): Promise<string[]> {
+  const violations: string[] = [];
+  await context.exposeFunction('reportPolicyViolation', (violation: string) => violations.push(violation));
+  await context.addInitScript(() => {
+    // Runs in the page, where the function exposed above is a global.
+    const page = globalThis as unknown as WatchedPage;
+    page.document.addEventListener('securitypolicyviolation', (event) =>
+      page.reportPolicyViolation(`${event.effectiveDirective} refused ${event.blockedURI} at ${event.sourceFile}:${event.lineNumber}`),
+    );
+  });
+  context.on('console', (message) => {
+    if (message.text().includes('Content Security Policy')) violations.push(message.text());
+  });
+  return violations;
+}
+
 /** A screenshot kept as a test artifact in apps/web/test-results. */
 export async function screenshot(page: Page, name: string) {
   mkdirSync(ARTIFACTS, { recursive: true });
