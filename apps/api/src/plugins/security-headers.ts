@@ -27,15 +27,15 @@ const REACT_ARIA_STYLES = [
 const hashOf = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 
 /**
- * The policy of the dashboard and of every API answer. The built dashboard loads its own hashed
- * scripts and one stylesheet, and nothing inline: the styles it sets from JavaScript go through
+ * The policy of the dashboard and of every API answer. The built dashboard loads its own script
+ * files and one stylesheet, and nothing inline: the styles it sets from JavaScript go through
  * the CSSOM, which a policy does not govern. It uses no fonts, images or frames from elsewhere.
  * A JSON answer loads nothing, so the same policy serves it, and an error from any path carries
  * one policy.
  */
 const APP_POLICY: Directives = { ...BASE_POLICY, 'style-src': ["'self'", ...REACT_ARIA_STYLES.map(hashOf)] };
 
-/** Swagger UI at /docs: its stylesheet draws some images as data: URLs. */
+/** Swagger UI at /docs: its icons, drawn by its stylesheet and its script, are data: URLs. */
 const DOCS_POLICY: Directives = { ...BASE_POLICY, 'img-src': ["'self'", 'data:'] };
 
 /** For /docs' own routes: replaces the policy the onRequest hook set. */
