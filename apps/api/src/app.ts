@@ -11,6 +11,7 @@ import { clientErrorHandler, installErrorHandling, onFrameworkError } from './pl
 import { installMetrics } from './plugins/metrics.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installRateLimits } from './plugins/rate-limit.js';
+import { beforeRouting, installSecurityHeaders, securityHeaderOptions } from './plugins/security-headers.js';
 import { installValidation } from './plugins/validation.js';
 import { healthRoutes } from './routes/health.js';
 import { agentRoutes } from './routes/v1/agents.js';
@@ -37,6 +38,8 @@ function trustProxyOf(trust: Runtime['config']['trustProxy']) {
 
 /** Builds the HTTP application on a runtime. It never listens: main.ts and tests decide that. */
 export async function buildApp(runtime: Runtime, logger: Logger): Promise<FastifyInstance> {
+  const securityHeaders = securityHeaderOptions(runtime.config);
+  const setSecurityHeaders = beforeRouting(securityHeaders);
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: 1_048_576,
@@ -61,7 +64,10 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
     routerOptions: { ignoreTrailingSlash: true },
     // Whose X-Forwarded-For to believe for `request.ip`, which the per-address rate limit counts by.
     trustProxy: trustProxyOf(runtime.config.trustProxy),
-    frameworkErrors: onFrameworkError,
+    frameworkErrors: (error, request, reply) => {
+      setSecurityHeaders(reply);
+      return onFrameworkError(error, request, reply);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', async (request, reply) => {
@@ -72,6 +78,7 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
 
   await app.register(sensible);
   await app.register(cookie);
+  await installSecurityHeaders(app, securityHeaders);
   installValidation(app);
   installErrorHandling(app, runtime.deps);
   installAuth(app, runtime.deps, runtime.config, await installRateLimits(app, runtime.deps));

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ export { launchBrowser };
 import { freePort, startProcess, type Started } from '../../../test/processes.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -107,11 +107,14 @@ export async function signIn(page: Page, email: string, password = PASSWORD, pat
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
 }
 
-/** axe-core's verdict on the page as it stands: no serious or critical violation. */
+/**
+ * axe-core's verdict on the page as it stands: no serious or critical violation. axe is run
+ * from the test's side: the page's policy refuses a script tag added to it.
+ */
 export async function expectAccessible(page: Page) {
-  await page.addScriptTag({ path: AXE });
+  await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
-    // Runs in the page, where axe is the script just added.
+    // Runs in the page, where axe is the script just evaluated.
     // biome-ignore lint/suspicious/noExplicitAny: the page's globals are not this file's types.
     const inPage = globalThis as any;
     const result = await inPage.axe.run(inPage.document, { resultTypes: ['violations'] });
@@ -123,6 +126,37 @@ export async function expectAccessible(page: Page) {
       );
   });
   expect(violations).toEqual([]);
+}
+
+/** What the watch below uses of a page: this project's types are Node's, not the DOM's. */
+interface WatchedPage {
+  document: {
+    addEventListener(
+      type: 'securitypolicyviolation',
+      listener: (event: { effectiveDirective: string; blockedURI: string; sourceFile: string; lineNumber: number }) => void,
+    ): void;
+  };
+  reportPolicyViolation(violation: string): void;
+}
+
+/**
+ * Every Content-Security-Policy violation the context's pages report, from before their first
+ * script runs: the `securitypolicyviolation` events, and Chromium's messages about the policy.
+ */
+export async function policyViolations(context: BrowserContext): Promise<string[]> {
+  const violations: string[] = [];
+  await context.exposeFunction('reportPolicyViolation', (violation: string) => violations.push(violation));
+  await context.addInitScript(() => {
+    // Runs in the page, where the function exposed above is a global.
+    const page = globalThis as unknown as WatchedPage;
+    page.document.addEventListener('securitypolicyviolation', (event) =>
+      page.reportPolicyViolation(`${event.effectiveDirective} refused ${event.blockedURI} at ${event.sourceFile}:${event.lineNumber}`),
+    );
+  });
+  context.on('console', (message) => {
+    if (message.text().includes('Content Security Policy')) violations.push(message.text());
+  });
+  return violations;
 }
 
 /** A screenshot kept as a test artifact in apps/web/test-results. */

@@ -54,4 +54,18 @@ describe('signing up, in and out', () => {
     await expect.poll(() => page.url()).toBe(`${service.baseUrl}/traces?outcome=denied`);
     await context.close();
   });
+
+  it('signs in from a link whose next would leave the app, and stays on its own overview', async () => {
+    const account = await signUp(service);
+    const { page, context } = await newPage(browser, service.baseUrl);
+    // Were the app to leave, it would land here rather than ask the network for evil.com.
+    await context.route('http://evil.com/**', (route) => route.fulfill({ contentType: 'text/html', body: '<h1>Elsewhere</h1>' }));
+    await page.goto('/sign-in?next=/\\evil.com');
+    await page.getByLabel('E-mail').fill(account.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.url()).toBe(`${service.baseUrl}/`);
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    await context.close();
+  });
 });

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { PUBLIC } from '../access.js';
+import { DOCS_HEADERS } from './security-headers.js';
 
 /** The OpenAPI document is generated from the route schemas; nothing is written by hand. */
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
@@ -18,6 +19,16 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       security: [{ apiKey: [] }, { session: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // Without the top bar, whose Swagger logo carries an inline <style> the policy refuses, and
+    // whose box for opening other documents this one-document reference has no use for.
+    uiConfig: { layout: 'BaseLayout' },
+    uiHooks: {
+      onRequest: async (_request, reply) => {
+        reply.helmet(DOCS_HEADERS);
+      },
+    },
+  });
   app.get('/openapi.json', { config: { access: PUBLIC }, schema: { hide: true } }, async () => app.swagger());
 }

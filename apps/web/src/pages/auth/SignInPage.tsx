@@ -7,7 +7,8 @@ import { useResetSession } from '../../session/session';
 import { Button } from '../../ui/Button';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { TextField } from '../../ui/fields';
-import { AuthFrame, safeNext } from './AuthFrame';
+import { AuthFrame } from './AuthFrame';
+import { safeNext } from './next';
 
 export function SignInPage() {
   const [email, setEmail] = useState('');

@@ -8,7 +8,8 @@ import { Button } from '../../ui/Button';
 import { CopyButton } from '../../ui/CopyButton';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { fieldErrors, TextField } from '../../ui/fields';
-import { AuthFrame, safeNext } from './AuthFrame';
+import { AuthFrame } from './AuthFrame';
+import { safeNext } from './next';
 
 export function SignUpPage() {
   const [form, setForm] = useState({ organization_name: '', name: '', email: '', password: '' });
