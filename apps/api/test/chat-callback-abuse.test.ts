@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedInteraction } from '../../../test/slack-api.js';
-import { createTestApp, ownDatabase, request, signupTenant, type TestApp } from './harness.js';
+import { createTestApp, ownDatabase, request, signupTenant, TestClock, type TestApp } from './harness.js';
+import { expectLimitHeaders, expectRateLimited, stopInWindow, WINDOW_MS } from './rate-limit-support.js';
 
 /*
  * What an unauthenticated caller can make the chat callback spend. Anyone may sign up and
@@ -39,14 +40,14 @@ async function botIntegrations(t: TestApp, clones: number) {
     where source.tenant_id = ${tenant.tenantId}`);
 }
 
-/** A press on a card of `TEAM`'s workspace, signed with a guessed secret, padded to near the 64 KiB limit. */
-function forgedPress() {
+/** A press on a card of `TEAM`'s workspace, signed with a guessed secret, padded (to near the 64 KiB limit by default). */
+function forgedPress(padding = 60_000) {
   const payload = {
     type: 'block_actions',
     team: { id: TEAM },
     user: { id: 'U0ATTACKER' },
     actions: [{ action_id: 'approval.approve', value: '00000000-0000-4000-8000-000000000000' }],
-    padding: 'x'.repeat(60_000),
+    padding: 'x'.repeat(padding),
   };
   return signedInteraction('a-guessed-secret', payload);
 }
@@ -90,4 +91,46 @@ describe('a forged callback', () => {
     }
     expect(spent.many / spent.one).toBeLessThan(2);
   }, 120_000);
+});
+
+describe("the callback's own allowance per client address", () => {
+  const clock = new TestClock();
+  let t: TestApp;
+  beforeAll(async () => {
+    // The default figure, and a small unauthenticated allowance to show the two are apart.
+    t = await createTestApp({ clock, env: { RATE_LIMIT_CHAT_CALLBACK: '', RATE_LIMIT_UNAUTHENTICATED: '3' } });
+  });
+  afterAll(() => t?.close());
+
+  const PER_ADDRESS = 600;
+  const forged = forgedPress(0);
+  const from = (remoteAddress: string) =>
+    t.app.inject({ method: 'POST', url: CALLBACK, remoteAddress, headers: forged.headers, payload: forged.body });
+
+  it('admits 600 a minute from one address, then answers 429, leaving other addresses and allowances alone', async () => {
+    const address = '198.51.100.20';
+    const start = stopInWindow(clock, 0);
+    for (let i = 1; i <= PER_ADDRESS; i += 1) {
+      const response = await from(address);
+      expect(response.statusCode).toBe(403);
+      if (i === 1 || i === PER_ADDRESS) expectLimitHeaders(response, PER_ADDRESS, PER_ADDRESS - i, start + 2 * WINDOW_MS);
+    }
+
+    // 600 weigh 600 × (1 − e/60 s) in the next window; one more fits from e = 100 ms.
+    expectRateLimited(await from(address), {
+      category: 'chat_callback',
+      limit: PER_ADDRESS,
+      message: `Rate limit exceeded: ${PER_ADDRESS} chat_callback requests per minute`,
+      nowMs: start,
+      retryAtMs: start + WINDOW_MS + 100,
+    });
+
+    const elsewhere = await from('198.51.100.21');
+    expect(elsewhere.statusCode).toBe(403);
+    expectLimitHeaders(elsewhere, PER_ADDRESS, PER_ADDRESS - 1, start + 2 * WINDOW_MS);
+    // The address's unauthenticated allowance is untouched by its callbacks.
+    const anonymous = await t.app.inject({ method: 'GET', url: '/api/v1/agents', remoteAddress: address });
+    expect(anonymous.statusCode).toBe(401);
+    expectLimitHeaders(anonymous, 3, 2, start + 2 * WINDOW_MS);
+  });
 });
