@@ -186,6 +186,19 @@ describe('the chat callback decides as the pressing reviewer', () => {
     expect(eventTypes(await traceOf(t.app, tenant, traceId)).filter((type) => type === 'approval_granted')).toHaveLength(1);
   });
 
+  it("escapes the approver's name in the explanation, in its text as in its blocks", async () => {
+    const { reviewer, approvalId, press, tenant } = await cardScenario();
+    const denied = await api.post(tenant.admin, `/api/v1/approvals/${approvalId}/deny`, {
+      approver_name: '<!channel> & <https://x.test|co>',
+    });
+    expect(denied.statusCode, denied.body).toBe(200);
+    expect((await send(press(reviewer.user))).statusCode).toBe(200);
+    const escaped = 'This approval request was already denied by &lt;!channel&gt; &amp; &lt;https://x.test|co&gt;; nothing changed.';
+    const answer = await ephemeralFor(reviewer.user);
+    expect(answer.args.text).toBe(escaped);
+    expect(answer.args.blocks).toEqual([{ type: 'section', text: { type: 'mrkdwn', text: escaped } }]);
+  });
+
   it('explains a press on an expired request and changes nothing', async () => {
     // Its card may not be posted in time; the press is what matters here.
     const { reviewer, press, status } = await cardScenario({ max_session_ttl: 1 }, { awaitCard: false });
