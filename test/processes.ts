@@ -14,6 +14,7 @@ export const GENEROUS_RATE_LIMITS: Readonly<Record<string, string>> = {
   RATE_LIMIT_READ: '1000000',
   RATE_LIMIT_WRITE: '1000000',
   RATE_LIMIT_UNAUTHENTICATED: '1000000',
+  RATE_LIMIT_CHAT_CALLBACK: '1000000',
 };
 
 export interface Started {

@@ -216,6 +216,19 @@ describe('the chat callback decides as the pressing reviewer', () => {
     expect(eventTypes(await traceOf(t.app, tenant, traceId)).filter((type) => type === 'approval_granted')).toHaveLength(1);
   });
 
+  it("escapes the approver's name in the explanation, in its text as in its blocks", async () => {
+    const { reviewer, approvalId, press, tenant } = await cardScenario();
+    const denied = await api.post(tenant.admin, `/api/v1/approvals/${approvalId}/deny`, {
+      approver_name: '<!channel> & <https://x.test|co>',
+    });
+    expect(denied.statusCode, denied.body).toBe(200);
+    expect((await send(press(reviewer.user))).statusCode).toBe(200);
+    const escaped = 'This approval request was already denied by &lt;!channel&gt; &amp; &lt;https://x.test|co&gt;; nothing changed.';
+    const answer = await ephemeralFor(reviewer.user);
+    expect(answer.args.text).toBe(escaped);
+    expect(answer.args.blocks).toEqual([{ type: 'section', text: { type: 'mrkdwn', text: escaped } }]);
+  });
+
   it('explains a press on an expired request and changes nothing', async () => {
     // Its card may not be posted in time; the press is what matters here.
     const { reviewer, press, status } = await cardScenario({ max_session_ttl: 1 }, { awaitCard: false });
@@ -264,7 +277,7 @@ describe('the chat callback decides as the pressing reviewer', () => {
   });
 });
 
-describe('the chat callback verifies the signature before anything else', () => {
+describe('the chat callback acts only on requests signed for the workspace they name', () => {
   const forbidden = async (signed: { body: string; headers: Record<string, string> }) => {
     const response = await send(signed);
     expect(response.statusCode).toBe(403);
@@ -307,6 +320,26 @@ describe('the chat callback verifies the signature before anything else', () => 
     // Just inside the window, either way, it is accepted.
     expect((await send(signedInteraction(secret, payload, now - 280))).statusCode).toBe(200);
     expect((await status()).status).toBe('approved');
+  });
+
+  it('answers 403 to a body that names no workspace, even signed with the right secret, as to a workspace not connected here', async () => {
+    const { reviewer, secret, team, approvalId, status } = await cardScenario();
+    const payload = blockActions({ teamId: team, userId: reviewer.user, action: 'approval.approve', approvalId });
+    const now = Math.floor(Date.now() / 1000);
+    const signedForm = (body: string) => ({ body, headers: slackHeaders(secret, body, now) });
+    const { team: _team, ...teamless } = payload;
+
+    // Nothing to look the signer up by: no secret is tried, and nothing says whether one would match.
+    await forbidden(signedForm('payload=not-json'));
+    await forbidden(signedForm('payload=null'));
+    await forbidden(signedForm(new URLSearchParams({ command: '/approve', text: approvalId }).toString()));
+    await forbidden(signedInteraction(secret, teamless, now));
+    await forbidden(signedInteraction(secret, { ...payload, team: { id: 42 } }, now));
+    await forbidden(signedInteraction(secret, { ...payload, api_app_id: 7 }, now));
+    // A workspace, or an app of it, that no enabled integration here has.
+    await forbidden(signedInteraction(secret, { ...payload, api_app_id: 'A0OTHERAPP' }, now));
+    await forbidden(signedInteraction(secret, { type: 'view_submission', team: { id: slackId('T') } }, now));
+    expect((await status()).status).toBe('pending');
   });
 
   it("checks Slack's published example: verified at its own time, 403 today", async () => {

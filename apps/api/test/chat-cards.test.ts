@@ -104,7 +104,7 @@ describe.each(Object.entries(DISPATCH_DATABASES))('approval cards on %s', (_name
 
     const approval = (await api.get(tenant.admin, `/api/v1/approvals/${approvalId}`)).json().data;
     expect(card.token).toBe('xoxb-cards-token');
-    expect(card.args.text).toBe('Approval required: invoice-bot <ops> – write on github (repo/app) (critical risk)');
+    expect(card.args.text).toBe('Approval required: invoice-bot &lt;ops&gt; – write on github (repo/app) (critical risk)');
     expect(card.args.blocks).toEqual([{ type: 'header', text: { type: 'plain_text', text: 'Approval required: invoice-bot <ops>' } }]);
     const { color, blocks } = attachment(card);
     expect(color).toBe('#E01E5A');
@@ -206,7 +206,7 @@ describe.each(Object.entries(DISPATCH_DATABASES))('approval cards on %s', (_name
     const update = await eventually(async () => slack.callsTo('chat.update').find((call) => call.args.ts === ts));
     expect(update.token).toBe('xoxb-cards-token');
     expect(update.args.channel).toBe(card.args.channel);
-    expect(update.args.text).toBe('Request denied: invoice-bot <ops> – write on github (repo/app)');
+    expect(update.args.text).toBe('Request denied: invoice-bot &lt;ops&gt; – write on github (repo/app)');
     expect(update.args.blocks).toEqual([{ type: 'header', text: { type: 'plain_text', text: 'Request denied' } }]);
     const decidedAt = new Date(decided.json().data.decided_at);
     expect(attachment(update)).toEqual({
@@ -280,6 +280,43 @@ describe.each(Object.entries(DISPATCH_DATABASES))('approval cards on %s', (_name
     });
     await eventually(async () => (await outboxOf(tenant, 'chat_card')).length === 0, 5_000, 'chat_card retired');
     expect(await t.runtime.database.db.select().from(chatMessages).where(eq(chatMessages.approvalId, approvalId))).toEqual([]);
+  });
+
+  it('escapes the agent name, operation and resource scope in the text of every card, bot and incoming webhook alike', async () => {
+    const hostile = { operation: 'write <!here>', resource_scope: '<https://x.test|repo> & co' };
+    const escaped =
+      'Approval required: &lt;!channel&gt; bot – write &lt;!here&gt; on github (&lt;https://x.test|repo&gt; &amp; co) (medium risk)';
+    const requestFrom = async (tenant: Tenant) => {
+      const agent = await createAgent(t.app, tenant.admin, { name: '<!channel> bot' });
+      await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'approval_required', operation: '*', resource_scope: '*' });
+      return (await evaluation(t.app, tenant, action(agent.id, hostile))).approval_request_id!;
+    };
+
+    const bot = await botTenant();
+    const approvalId = await requestFrom(bot.tenant);
+    const card = await cardIn(bot.channel);
+    expect(card.args.text).toBe(escaped);
+    const [posted] = await eventually(async () => {
+      const rows = await t.runtime.database.db.select().from(chatMessages).where(eq(chatMessages.approvalId, approvalId));
+      return rows.length > 0 && rows;
+    });
+    const denied = await api.post(bot.tenant.admin, `/api/v1/approvals/${approvalId}/deny`, { approver_name: 'Rita Reviewer' });
+    expect(denied.statusCode, denied.body).toBe(200);
+    const update = await eventually(async () => slack.callsTo('chat.update').find((call) => call.args.ts === posted!.ts));
+    expect(update.args.text).toBe(
+      'Request denied: &lt;!channel&gt; bot – write &lt;!here&gt; on github (&lt;https://x.test|repo&gt; &amp; co)',
+    );
+
+    const webhook = await signupTenant(t.app);
+    const saved = await request(t.app, webhook.admin, {
+      method: 'PUT',
+      url: '/api/v1/integrations/chat',
+      payload: { mode: 'incoming_webhook', webhook_url: slack.incomingWebhookUrl, enabled: true },
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const linkOnly = await requestFrom(webhook);
+    const post = await eventually(async () => slack.incoming.find((p) => JSON.stringify(p.body).includes(linkOnly)));
+    expect(post.body.text).toBe(escaped);
   });
 
   it('posts nothing while the integration is disabled', async () => {

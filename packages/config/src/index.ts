@@ -83,6 +83,8 @@ export interface Config {
     readonly write: number | null;
     /** Per client IP per minute, for requests without valid credentials. */
     readonly unauthenticated: number;
+    /** Per client IP per minute, for the chat callback, counted apart (Slack calls from few addresses for every tenant). */
+    readonly chatCallback: number;
   };
 }
 
@@ -139,6 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
       read: optionalInteger(env, 'RATE_LIMIT_READ', { min: 1, max: 100_000_000 }),
       write: optionalInteger(env, 'RATE_LIMIT_WRITE', { min: 1, max: 100_000_000 }),
       unauthenticated: integer(env, 'RATE_LIMIT_UNAUTHENTICATED', 30, { min: 1, max: 100_000_000 }),
+      chatCallback: integer(env, 'RATE_LIMIT_CHAT_CALLBACK', 600, { min: 1, max: 100_000_000 }),
     }),
   });
 }

@@ -9,9 +9,25 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
 type StoreCallback = Parameters<FastifyRateLimitStore['incr']>[1];
 
+/** A public route's own allowance per client address: what it counts, and how many a minute. */
+export interface AddressLimit {
+  category: string;
+  perMinute: number;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Counts this route's requests per address apart from the unauthenticated allowance, for a
+     * caller that rightly sends many from few addresses (Slack, for every tenant).
+     */
+    addressLimit?: AddressLimit;
+  }
+}
+
 /** The two limits a request can count against; the auth plugin calls them once it knows who is calling. */
 export interface RequestLimits {
-  /** Without valid credentials (none, refused ones, signup, login): per client address. */
+  /** Without valid credentials (none, refused ones, signup, login): per client address, in the route's allowance if it declares one. */
   anonymous(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** Authenticated: per tenant, in the request's category. */
   tenant(request: FastifyRequest, reply: FastifyReply): Promise<void>;
@@ -34,11 +50,17 @@ export async function installRateLimits(app: FastifyInstance, deps: Deps): Promi
     keyGenerator: (request) => keyAt(`tenant:${request.principal.tenantId}:${categoryOf(request)}`, now()),
     max: (request) => tenantRateLimit(deps, request.principal.tenantId, categoryOf(request)),
   });
+  const unauthenticated: AddressLimit = { category: 'unauthenticated', perMinute: deps.rateLimits.perMinute.unauthenticated };
+  const allowanceOf = (request: FastifyRequest) => request.routeOptions.config.addressLimit ?? unauthenticated;
   const perAddress = app.createRateLimit({
     timeWindow: WINDOW_MS,
-    // req.ip honours TRUST_PROXY; an IPv6 client is counted by its /64, as one host usually holds all of it.
-    keyGenerator: (request) => keyAt(`ip:${normalizeIP(request.ip)}`, now()),
-    max: deps.rateLimits.perMinute.unauthenticated,
+    keyGenerator: (request) => {
+      // req.ip honours TRUST_PROXY; an IPv6 client is counted by its /64, as one host usually holds all of it.
+      const address = `ip:${normalizeIP(request.ip)}`;
+      const { addressLimit } = request.routeOptions.config;
+      return keyAt(addressLimit ? `${address}:${addressLimit.category}` : address, now());
+    },
+    max: (request) => allowanceOf(request).perMinute,
   });
 
   // Every 429 (these limiters', and sign-in throttling's from the domain) carries its figures as headers.
@@ -54,7 +76,8 @@ export async function installRateLimits(app: FastifyInstance, deps: Deps): Promi
 
   return {
     // A route with `rateLimit: false` (health probes) is not counted: it only shows where the caller stands.
-    anonymous: (request, reply) => limit(perAddress, request, reply, 'unauthenticated', request.routeOptions.config.rateLimit !== false),
+    anonymous: (request, reply) =>
+      limit(perAddress, request, reply, allowanceOf(request).category, request.routeOptions.config.rateLimit !== false),
     tenant: (request, reply) => limit(perTenant, request, reply, categoryOf(request), true),
   };
 }

@@ -70,7 +70,7 @@ export function decidedCard(approval: CardApproval, publicUrl: string): SlackMes
   ];
   if (approval.decisionNote) details.push(textSection(`*Note*\n${escapeMrkdwn(truncate(approval.decisionNote, FLAG_REASON_LIMIT))}`));
   return {
-    text: `${headline}: ${approval.agentName} – ${plainOperationOf(approval)}`,
+    text: `${headline}: ${escapeMrkdwn(approval.agentName)} – ${operationOf(approval)}`,
     blocks: [header(headline)],
     attachments: [
       {
@@ -96,7 +96,8 @@ export function testCard(publicUrl: string, now: Date): SlackMessage {
 
 /** A short message only the presser sees: why nothing happened, or what did. */
 export function notice(text: string): SlackMessage {
-  return { text, blocks: [textSection(escapeMrkdwn(text))] };
+  const escaped = escapeMrkdwn(text);
+  return { text: escaped, blocks: [textSection(escaped)] };
 }
 
 /** At most `limit` characters (code points), the last one an ellipsis when cut. */
@@ -105,7 +106,11 @@ function truncate(text: string, limit: number): string {
   return characters.length <= limit ? text : `${characters.slice(0, limit - 1).join('')}…`;
 }
 
-/** Slack's three control characters in mrkdwn; user text must not form links or mentions. */
+/**
+ * Slack's three control characters; user text must not form links or mentions. Both the
+ * blocks and the top-level `text` (the notification and fallback, where Slack also turns
+ * `<!channel>` into a ping) go through it.
+ */
 function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
@@ -121,7 +126,7 @@ const dashboardUrl = (publicUrl: string, approvalId: string) => `${publicUrl}/ap
 function requestCard(approval: CardApproval, buttons: Button[]): SlackMessage {
   const risk = approval.riskClassification;
   return {
-    text: `Approval required: ${approval.agentName} – ${plainOperationOf(approval)} (${risk} risk)`,
+    text: `Approval required: ${escapeMrkdwn(approval.agentName)} – ${operationOf(approval)} (${risk} risk)`,
     blocks: [header(`Approval required: ${approval.agentName}`)],
     attachments: [
       {

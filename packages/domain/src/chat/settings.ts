@@ -1,5 +1,5 @@
 import { transactionInvalidating } from '../invalidation.js';
-import { eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { chatIntegrations, type Executor } from '@agov/db';
 import type { Principal } from '../access.js';
 import type { Deps } from '../deps.js';
@@ -36,6 +36,9 @@ export type ChatIntegration = { tenantId: string; enabled: boolean; updatedAt: D
   | { mode: 'bot'; settings: BotSettings }
 );
 
+/** A bot-mode integration, the kind whose signing secret admits callbacks. */
+export type BotIntegration = Extract<ChatIntegration, { mode: 'bot' }>;
+
 /** A PUT body: the mode, the switch, and that mode's settings (stored secrets may be left out). */
 export type ChatSettingsInput = { mode: ChatMode; enabled: boolean } & Partial<Record<ChatSettingField, string>>;
 
@@ -46,6 +49,26 @@ export async function loadChatIntegration(executor: Executor, tenantId: string):
 
 /** The column holds exactly its mode's settings: `putChatSettings` is the only writer. */
 const integrationOf = (row: typeof chatIntegrations.$inferSelect) => row as unknown as ChatIntegration;
+
+/**
+ * The enabled bot integrations of one Slack workspace, and of one app when `appId` is given:
+ * the only ones whose signing secret may have signed a callback naming them. The mode and
+ * enabled tests are written as the partial index `chat_integrations_bot_team` states them (not
+ * as parameters), so the planner can prove the index applies and never reads every integration.
+ */
+export async function botIntegrationsOfTeam(executor: Executor, teamId: string, appId: string | undefined): Promise<BotIntegration[]> {
+  const rows = await executor
+    .select()
+    .from(chatIntegrations)
+    .where(
+      and(
+        sql`${chatIntegrations.mode} = 'bot' and ${chatIntegrations.enabled}`,
+        sql`(${chatIntegrations.settings} ->> 'team_id') = ${teamId}`,
+        appId === undefined ? undefined : sql`(${chatIntegrations.settings} ->> 'app_id') = ${appId}`,
+      ),
+    );
+  return rows.map(integrationOf) as BotIntegration[];
+}
 
 export async function getChatSettings(deps: Deps, principal: Principal): Promise<ChatIntegration | null> {
   return loadChatIntegration(deps.database.db, principal.tenantId);

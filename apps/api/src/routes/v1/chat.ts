@@ -5,7 +5,7 @@ import { Data } from '../../schemas/common.js';
 import { ChatSettings, ChatSettingsBody, ChatTestResult } from '../../schemas/chat.js';
 import type { Routes } from '../types.js';
 
-/** Slack's interaction payloads are a few KiB; each candidate tenant's secret hashes the whole body. */
+/** Slack's interaction payloads are a few KiB; the secret of each integration of the named workspace hashes the whole body. */
 const CALLBACK_MAX_BYTES = 64 * 1024;
 
 /** The tenant's Slack integration (admin), and the callback Slack calls when a card's button is pressed. */
@@ -48,9 +48,9 @@ const callbackRoute: Routes = async (app, { deps }) => {
     done(null, body);
   });
 
-  // Slack presses arrive from Slack's own addresses for every tenant: the signature, not a
-  // per-address allowance, is what admits them.
-  const callback = { access: PUBLIC, rateLimit: false } as const;
+  // Slack presses arrive from Slack's few addresses for every tenant: an allowance of their
+  // own, generous, and apart from the unauthenticated one, bounds what forged ones can cost.
+  const callback = { access: PUBLIC, addressLimit: { category: 'chat_callback', perMinute: deps.rateLimits.perMinute.chatCallback } };
   app.post('/integrations/chat/callback', { config: callback, schema: { tags: ['chat'] } }, async (request, reply) => {
     const header = (name: string) => {
       const value = request.headers[name];
