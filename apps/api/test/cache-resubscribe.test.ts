@@ -39,7 +39,7 @@ describe('caches after the LISTEN connection is lost', () => {
     const keyHash = randomUUID();
     apiKeys.set(
       keyHash,
-      { id: randomUUID(), tenantId: randomUUID(), name: 'cached', scopes: [], expiresAt: null, lastUsedAt: null },
+      { id: randomUUID(), tenantId: randomUUID(), name: 'cached', prefix: 'ai_cached000', scopes: [], expiresAt: null, lastUsedAt: null },
       apiKeys.ticket(),
     );
 
