@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { CARD_ACTIONS } from './cards.js';
 import { decideFromCard, type CardPress, type SigningIntegration } from './card-press.js';
+import { openChatSettings } from './settings.js';
 import { isFreshTimestamp, isSignatureShaped, signatureMatches } from './signature.js';
 
 /** The callback as it arrived: the signature headers and the raw bytes they sign. */
@@ -50,8 +51,9 @@ async function signersOf(deps: Deps, { signature, timestamp, body }: ChatCallbac
     .select({ tenantId: chatIntegrations.tenantId, settings: chatIntegrations.settings })
     .from(chatIntegrations)
     .where(and(eq(chatIntegrations.mode, 'bot'), eq(chatIntegrations.enabled, true)));
+  const opened = integrations.map(({ tenantId, settings }) => ({ tenantId, settings: openChatSettings(deps.secrets, tenantId, settings) }));
   // Bot-mode rows hold BotSettings (settings.ts writes them).
-  const signers = (integrations as unknown as SigningIntegration[]).filter(({ settings }) =>
+  const signers = (opened as unknown as SigningIntegration[]).filter(({ settings }) =>
     signatureMatches(settings.app_secret, timestamp, body, signature),
   );
   if (signers.length === 0) throw refused();
