@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { verify } from '@octokit/webhooks-methods';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_SECRETS_KEY } from '../../../test/processes.js';
+import { runToExit, TEST_SECRETS_KEY } from '../../../test/processes.js';
 import { eventually, startReceiver, type Receiver } from '../../../test/receiver.js';
 import { blockActions, signedInteraction, startFakeSlack, type FakeSlack } from '../../../test/slack-api.js';
 import { client } from './client.js';
@@ -179,5 +179,89 @@ describe('secrets at rest', () => {
     expect(tested.statusCode).toBe(500);
     expect(hook.received).toHaveLength(0);
     expect(t.logs.join('\n')).toContain(`failed its integrity check`);
+  });
+});
+
+describe('npm run secrets:rotate', () => {
+  const NEW_KEY = Buffer.alloc(32, 9).toString('base64');
+  let databaseUrl: string;
+  let before: TestApp;
+  beforeAll(async () => {
+    databaseUrl = await ownDatabase();
+    before = await createTestApp({ env: { NODE_ENV: 'development', DATABASE_URL: databaseUrl, SLACK_API_URL: slack.apiUrl } });
+  });
+  afterAll(() => before.close());
+
+  const rotate = () =>
+    runToExit(process.execPath, ['packages/runtime/dist/cli/rotate-secrets.js'], {
+      NODE_ENV: 'development',
+      DATABASE_URL: databaseUrl,
+      SECRETS_KEY: NEW_KEY,
+      SECRETS_KEY_PREVIOUS: TEST_SECRETS_KEY,
+      LOG_LEVEL: 'warn',
+    });
+
+  it('re-encrypts sealed and plain stored secrets under the new key, in batches, once', async () => {
+    const tenant = await signupTenant(before.app);
+    const hook = await receiver();
+    const sealed = await createWebhook(before, tenant, hook.url);
+    const legacy = await createWebhook(before, tenant, hook.url);
+    const legacySecret = randomBytes(32).toString('hex');
+    // As stored before secrets were encrypted: in the clear.
+    await before.runtime.database.rows(sql`update webhook_endpoints set secret = ${legacySecret} where id = ${legacy.id}`);
+    await before.runtime.database.rows(sql`
+      insert into webhook_endpoints (tenant_id, url, events, secret)
+      select ${tenant.tenantId}, 'https://example.test/' || n, '{approval.requested}', md5(n::text) || md5(n::text)
+      from generate_series(1, 250) as n`);
+    const bot = botSettings();
+    await saveChat(before, tenant, bot);
+    const incomingTenant = await signupTenant(before.app);
+    await before.runtime.database.rows(
+      sql`insert into chat_integrations (tenant_id, mode, enabled, settings)
+          values (${incomingTenant.tenantId}, 'incoming_webhook', true, ${JSON.stringify({ webhook_url: slack.incomingWebhookUrl })}::jsonb)`,
+    );
+
+    // Plain values are read as they are until then.
+    const legacyTest = await client(before.app).post(tenant.admin, `/api/v1/webhooks/${legacy.id}/test`);
+    expect(legacyTest.json()).toMatchObject({ delivered: true });
+    const [legacyDelivery] = await hook.waitFor(1);
+    expect(await verify(legacySecret, legacyDelivery!.body, String(legacyDelivery!.headers['x-webhook-signature']))).toBe(true);
+
+    // 252 webhook secrets, 2 bot secrets and 1 incoming-webhook URL.
+    const newKeyId = keyIdOf(NEW_KEY);
+    const first = await rotate();
+    expect(first.output.trim()).toBe(`re-encrypted 255 secrets under key ${newKeyId}; 0 were already under it`);
+    expect(first.code).toBe(0);
+    const again = await rotate();
+    expect(again.output.trim()).toBe(`re-encrypted 0 secrets under key ${newKeyId}; 255 were already under it`);
+
+    const secrets = await before.runtime.database.rows<{ value: string }>(sql`
+      select secret as value from webhook_endpoints
+      union all select value from chat_integrations, jsonb_each_text(settings) where key in ('app_secret', 'bot_token', 'webhook_url')`);
+    expect(secrets).toHaveLength(255);
+    for (const { value } of secrets) expect(value).toMatch(SEALED_UNDER(NEW_KEY));
+
+    // The new key alone now reads everything.
+    const after = await createTestApp({
+      env: { NODE_ENV: 'development', DATABASE_URL: databaseUrl, SLACK_API_URL: slack.apiUrl, SECRETS_KEY: NEW_KEY },
+    });
+    try {
+      for (const endpoint of [sealed, { id: legacy.id, secret: legacySecret }]) {
+        const received = hook.received.length;
+        const tested = await client(after.app).post(tenant.admin, `/api/v1/webhooks/${endpoint.id}/test`);
+        expect(tested.json()).toMatchObject({ delivered: true });
+        const delivery = hook.received[received]!;
+        expect(await verify(endpoint.secret, delivery.body, String(delivery.headers['x-webhook-signature']))).toBe(true);
+      }
+      const botTest = await client(after.app).post(tenant.admin, '/api/v1/integrations/chat/test');
+      expect(botTest.json()).toEqual({ data: { delivered: true, error: null } });
+      expect(slack.callsTo('chat.postMessage').at(-1)!.token).toBe(bot.bot_token);
+      const incoming = slack.incoming.length;
+      const incomingTest = await client(after.app).post(incomingTenant.admin, '/api/v1/integrations/chat/test');
+      expect(incomingTest.json()).toEqual({ data: { delivered: true, error: null } });
+      expect(slack.incoming).toHaveLength(incoming + 1);
+    } finally {
+      await after.close();
+    }
   });
 });
