@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { spawn } from 'node:child_process';
 import { launchBrowser } from '../test/chromium.js';
-import { freePort, GENEROUS_RATE_LIMITS } from '../test/processes.js';
+import { freePort, TEST_ENV } from '../test/processes.js';
 import { build, root, signUp, waitUntilHealthy } from './support.js';
 
 const runs = Number(process.env.BENCH_RUNS ?? 3);
@@ -31,7 +31,7 @@ async function main() {
       PORT: String(port),
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
-      ...GENEROUS_RATE_LIMITS,
+      ...TEST_ENV,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { freePort, GENEROUS_RATE_LIMITS } from '../test/processes.js';
+import { freePort, TEST_ENV } from '../test/processes.js';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 export const serverUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -56,8 +56,8 @@ export async function startService(
       PORT: String(port),
       DATABASE_URL: databaseUrl,
       LOG_LEVEL: logLevel,
-      // Load from one tenant far beyond any plan's figures: what is measured is the work, not 429s.
-      ...GENEROUS_RATE_LIMITS,
+      // The secrets key, and load from one tenant far beyond any plan's figures: what is measured is the work, not 429s.
+      ...TEST_ENV,
       ...options.env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -89,6 +89,8 @@ export async function startWorker(
       DATABASE_URL: databaseUrl,
       LOG_LEVEL: 'info',
       MIGRATE_ON_START: 'false',
+      // The API's secrets key: the worker signs with the secrets it stored.
+      ...TEST_ENV,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],

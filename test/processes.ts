@@ -5,11 +5,16 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
+/** The key of stored secrets in every test: apps and processes on one database must share it. */
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
+
 /**
- * Rate limits far above anything a test sends, so that only the rate-limit tests, which set
- * their own small figures, ever meet a 429.
+ * What every test app and every process the tests and benchmarks start runs with: one secrets
+ * key, and rate limits far above anything a test sends, so that only the rate-limit tests,
+ * which set their own small figures, ever meet a 429.
  */
-export const GENEROUS_RATE_LIMITS: Readonly<Record<string, string>> = {
+export const TEST_ENV: Readonly<Record<string, string>> = {
+  SECRETS_KEY: TEST_SECRETS_KEY,
   RATE_LIMIT_EVALUATE: '1000000',
   RATE_LIMIT_READ: '1000000',
   RATE_LIMIT_WRITE: '1000000',
@@ -34,7 +39,7 @@ export async function startProcess(
 ): Promise<Started> {
   const child = spawn(command, args, {
     cwd: root,
-    env: { PATH: process.env.PATH!, ...GENEROUS_RATE_LIMITS, ...env },
+    env: { PATH: process.env.PATH!, ...TEST_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -78,7 +83,7 @@ export function runToExit(
 ): Promise<{ code: number | null; output: string }> {
   const child = spawn(command, args, {
     cwd: root,
-    env: { PATH: process.env.PATH!, ...GENEROUS_RATE_LIMITS, ...env },
+    env: { PATH: process.env.PATH!, ...TEST_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -11,7 +11,7 @@ import type { Database, Tx } from '@agov/db';
 import { sql } from 'drizzle-orm';
 import { createLogger, createRuntime, type Runtime } from '@agov/runtime';
 import { buildApp } from '../src/app.js';
-import { GENEROUS_RATE_LIMITS } from '../../../test/processes.js';
+import { TEST_ENV } from '../../../test/processes.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -63,7 +63,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     DATABASE_URL: inject('databaseUrl'),
     MIGRATE_ON_START: 'false',
     LOG_LEVEL: 'info',
-    ...GENEROUS_RATE_LIMITS,
+    ...TEST_ENV,
     ...options.env,
   });
   const logs: string[] = [];

@@ -76,6 +76,16 @@ export interface Config {
    * the default), true (any), a hop count, or a list of addresses and CIDR ranges.
    */
   readonly trustProxy: boolean | number | readonly string[];
+  /**
+   * AES-256 keys of the secrets stored in the database (webhook signing secrets, chat app secret,
+   * bot token and incoming-webhook URL). `key` seals and opens; `previousKey` only opens, during a
+   * rotation. A null `key` means: a key file in `dataDir`, except in production on a PostgreSQL
+   * server, where secrets cannot be stored without one.
+   */
+  readonly secrets: {
+    readonly key: Buffer | null;
+    readonly previousKey: Buffer | null;
+  };
   readonly rateLimits: {
     /** Per tenant per minute; null = the tenant's plan decides. */
     readonly evaluate: number | null;
@@ -136,6 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
       apiUrl: url(env, 'STRIPE_API_URL', ['http:', 'https:']),
     }),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
+    secrets: secretKeys(env),
     rateLimits: Object.freeze({
       evaluate: optionalInteger(env, 'RATE_LIMIT_EVALUATE', { min: 1, max: 100_000_000 }),
       read: optionalInteger(env, 'RATE_LIMIT_READ', { min: 1, max: 100_000_000 }),
@@ -215,6 +226,31 @@ function trustProxy(env: Env, name: string): boolean | number | readonly string[
     throw new ConfigError(name, `must be true, false, a hop count, or comma-separated addresses or CIDR ranges (got "${value}")`);
   }
   return Object.freeze(addresses);
+}
+
+/** How to make a value `SECRETS_KEY` accepts, for every message that asks for one. */
+export const SECRETS_KEY_HOWTO = 'generate one with `openssl rand -base64 32`';
+
+function secretKeys(env: Env): Config['secrets'] {
+  const key = secretKey(env, 'SECRETS_KEY');
+  const previousKey = secretKey(env, 'SECRETS_KEY_PREVIOUS');
+  if (previousKey && !key) {
+    throw new ConfigError('SECRETS_KEY_PREVIOUS', 'is set without SECRETS_KEY: the previous key only reads, and the current one writes');
+  }
+  return Object.freeze({ key, previousKey });
+}
+
+/** Base64 of exactly 32 bytes, written canonically (padding optional). */
+function secretKey(env: Env, name: string): Buffer | null {
+  const value = raw(env, name);
+  if (value === undefined) return null;
+  const bytes = Buffer.from(value, 'base64');
+  // Node skips what is not base64; comparing the round trip refuses such a value instead.
+  if (bytes.length !== 32 || bytes.toString('base64').replace(/=+$/, '') !== value.replace(/=+$/, '')) {
+    // The value is a key, or most of one: never echo it.
+    throw new ConfigError(name, `must be base64 of exactly 32 bytes (${SECRETS_KEY_HOWTO})`);
+  }
+  return bytes;
 }
 
 function url(env: Env, name: string, protocols: readonly string[]): string | null {

@@ -10,6 +10,7 @@ import type { EffectAudienceCache } from './effect-audience-cache.js';
 import type { EvaluationWriter } from './evaluation/evaluation-writer.js';
 import type { DecisionInputsCache } from './policy/decision-inputs.js';
 import type { RateCounters } from './limits/counters.js';
+import type { SecretBox } from './secrets-at-rest/secret-box.js';
 import type { TenantPlanCache } from './limits/tenant-plan-cache.js';
 import type { Mailer } from './notifications/mailer.js';
 import type { Observer } from './observer.js';
@@ -32,6 +33,8 @@ export interface Deps {
   readonly sessionTtlMs: number;
   /** The base URL people open, without a trailing slash: links in e-mails and chat cards. */
   readonly publicUrl: string;
+  /** Seals the secrets the service stores and opens them again (see secrets-at-rest/README.md). */
+  readonly secrets: SecretBox;
   /** Decides which webhook targets are allowed (see webhooks/targets.ts). */
   readonly mode: Mode;
   readonly webhooks: {

@@ -17,6 +17,10 @@ export { DecisionInputsCache } from './policy/decision-inputs.js';
 export { EffectAudienceCache } from './effect-audience-cache.js';
 export { TenantPlanCache } from './limits/tenant-plan-cache.js';
 
+// Secrets at rest: the box that seals stored secrets, and their re-encryption under a new key.
+export { secretBox, type SecretBox } from './secrets-at-rest/secret-box.js';
+export { resealStoredSecrets, secretsStored } from './secrets-at-rest/rotation.js';
+
 // Errors: the spec's error codes and the HTTP status each maps to.
 export { AppError, codeToStatus, type ErrorCode } from './errors.js';
 

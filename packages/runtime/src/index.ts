@@ -23,6 +23,7 @@ import type { Logger } from 'pino';
 import { createMailer } from './mailer.js';
 import { createMetrics, startMetricsServer, type Metrics, type MetricsServer } from './metrics.js';
 import { createRateCounters } from './rate-limit-store.js';
+import { createSecretBox } from './secret-keys.js';
 import { createChat } from './slack.js';
 import { createBilling } from './stripe.js';
 import { createWebhookTransport } from './webhook-transport.js';
@@ -76,11 +77,16 @@ export interface RuntimeOptions {
 
 /**
  * The one place that chooses implementations from configuration: PostgreSQL or embedded
- * PGlite, BullMQ or in-process jobs; the counters, mailer and payment provider join here.
+ * PGlite, BullMQ or in-process jobs; the key of stored secrets, the counters, mailer and
+ * payment provider join here.
  */
 export async function createRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const database = await openDatabase(config);
   if (config.migrateOnStart) await database.migrate();
+  const secrets = await createSecretBox(config, database, options.logger).catch(async (error: unknown) => {
+    await database.close();
+    throw error;
+  });
   const metrics = createMetrics(database, options.logger);
   const counters = await createRateCounters(config, options.logger);
 
@@ -115,6 +121,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     evaluations: evaluationWriter(database, EVALUATION_WRITES),
     sessionTtlMs: config.sessionTtlMs,
     publicUrl: config.publicUrl,
+    secrets,
     mode: config.mode,
     webhooks: {
       transport: createWebhookTransport(config.mode),

@@ -90,7 +90,7 @@ async function signersOf(
   { teamId, appId }: Sender,
   { signature, timestamp, body }: { signature: string; timestamp: string; body: Buffer },
 ): Promise<SigningIntegration[]> {
-  const candidates = await botIntegrationsOfTeam(deps.database.db, teamId, appId);
+  const candidates = await botIntegrationsOfTeam(deps, teamId, appId);
   // The time of the answer must not tell whether the workspace is connected here.
   if (candidates.length === 0) signatureMatches(NO_INTEGRATION_SECRET, timestamp, body, signature);
   const signers = candidates.filter(({ settings }) => signatureMatches(settings.app_secret, timestamp, body, signature));

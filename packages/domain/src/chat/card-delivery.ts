@@ -72,7 +72,7 @@ async function cardJob(deps: Deps, effect: DueEffect): Promise<CardJob | null> {
     .innerJoin(agents, and(eq(agents.id, approvalRequests.agentId), eq(agents.tenantId, approvalRequests.tenantId)))
     .leftJoin(chatMessages, eq(chatMessages.approvalId, approvalRequests.id))
     .where(and(eq(approvalRequests.id, approvalId), eq(approvalRequests.tenantId, effect.tenantId)));
-  const integration = await loadChatIntegration(db, effect.tenantId);
+  const integration = await loadChatIntegration(deps, effect.tenantId);
   if (!found || !integration) {
     await completeEffect(db, effect.id);
     return null;

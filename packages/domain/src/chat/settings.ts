@@ -1,20 +1,22 @@
 import { transactionInvalidating } from '../invalidation.js';
 import { and, eq, sql } from 'drizzle-orm';
-import { chatIntegrations, type Executor } from '@agov/db';
+import { chatIntegrations } from '@agov/db';
 import type { Principal } from '../access.js';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
+import { chatSettingPlace } from '../secrets-at-rest/places.js';
+import type { SecretBox } from '../secrets-at-rest/secret-box.js';
 import { assertWebhookTarget } from '../webhooks/targets.js';
 
 export const CHAT_MODES = chatIntegrations.mode.enumValues;
 export type ChatMode = (typeof CHAT_MODES)[number];
 
-/** Each mode's settings; the first ones listed are secrets, never returned once saved. */
+/** Each mode's settings; the first ones listed are secrets, never returned once saved and stored sealed. */
 const MODE_FIELDS = {
   incoming_webhook: ['webhook_url'],
   bot: ['app_secret', 'bot_token', 'app_id', 'team_id', 'channel_id'],
 } as const satisfies Record<ChatMode, readonly string[]>;
-const SECRETS = new Set<string>(['webhook_url', 'app_secret', 'bot_token']);
+export const CHAT_SECRET_FIELDS: ReadonlySet<string> = new Set(['webhook_url', 'app_secret', 'bot_token']);
 
 export type ChatSettingField = (typeof MODE_FIELDS)[ChatMode][number];
 
@@ -42,12 +44,13 @@ export type BotIntegration = Extract<ChatIntegration, { mode: 'bot' }>;
 /** A PUT body: the mode, the switch, and that mode's settings (stored secrets may be left out). */
 export type ChatSettingsInput = { mode: ChatMode; enabled: boolean } & Partial<Record<ChatSettingField, string>>;
 
-export async function loadChatIntegration(executor: Executor, tenantId: string): Promise<ChatIntegration | null> {
-  const [row] = await executor.select().from(chatIntegrations).where(eq(chatIntegrations.tenantId, tenantId));
-  return row ? integrationOf(row) : null;
+/** The tenant's integration, its secrets opened. */
+export async function loadChatIntegration(deps: Pick<Deps, 'database' | 'secrets'>, tenantId: string): Promise<ChatIntegration | null> {
+  const [row] = await deps.database.db.select().from(chatIntegrations).where(eq(chatIntegrations.tenantId, tenantId));
+  return row ? integrationOf({ ...row, settings: openChatSettings(deps.secrets, tenantId, row.settings) }) : null;
 }
 
-/** The column holds exactly its mode's settings: `putChatSettings` is the only writer. */
+/** The column holds exactly its mode's settings: `putChatSettings` writes them (the rotation only re-seals). */
 const integrationOf = (row: typeof chatIntegrations.$inferSelect) => row as unknown as ChatIntegration;
 
 /**
@@ -56,8 +59,12 @@ const integrationOf = (row: typeof chatIntegrations.$inferSelect) => row as unkn
  * enabled tests are written as the partial index `chat_integrations_bot_team` states them (not
  * as parameters), so the planner can prove the index applies and never reads every integration.
  */
-export async function botIntegrationsOfTeam(executor: Executor, teamId: string, appId: string | undefined): Promise<BotIntegration[]> {
-  const rows = await executor
+export async function botIntegrationsOfTeam(
+  deps: Pick<Deps, 'database' | 'secrets'>,
+  teamId: string,
+  appId: string | undefined,
+): Promise<BotIntegration[]> {
+  const rows = await deps.database.db
     .select()
     .from(chatIntegrations)
     .where(
@@ -67,11 +74,11 @@ export async function botIntegrationsOfTeam(executor: Executor, teamId: string, 
         appId === undefined ? undefined : sql`(${chatIntegrations.settings} ->> 'app_id') = ${appId}`,
       ),
     );
-  return rows.map(integrationOf) as BotIntegration[];
+  return rows.map((row) => integrationOf({ ...row, settings: openChatSettings(deps.secrets, row.tenantId, row.settings) })) as BotIntegration[];
 }
 
 export async function getChatSettings(deps: Deps, principal: Principal): Promise<ChatIntegration | null> {
-  return loadChatIntegration(deps.database.db, principal.tenantId);
+  return loadChatIntegration(deps, principal.tenantId);
 }
 
 /**
@@ -80,14 +87,15 @@ export async function getChatSettings(deps: Deps, principal: Principal): Promise
  * An incoming-webhook URL must pass the webhook target rules, as webhook endpoints do.
  */
 export async function putChatSettings(deps: Deps, principal: Principal, input: ChatSettingsInput): Promise<ChatIntegration> {
-  const stored = await loadChatIntegration(deps.database.db, principal.tenantId);
+  const stored = await loadChatIntegration(deps, principal.tenantId);
   const kept: Record<string, string> = stored?.mode === input.mode ? { ...stored.settings } : {};
   const settings = settingsOf(input, kept);
   if (input.mode === 'incoming_webhook' && input.webhook_url !== undefined) {
     await assertWebhookTarget(input.webhook_url, deps.mode, 'webhook_url');
   }
+  const sealed = mapSecrets(settings, (value, field) => deps.secrets.seal(value, chatSettingPlace(principal.tenantId, field)));
   const now = deps.clock.now();
-  const values = { mode: input.mode, enabled: input.enabled, settings, updatedAt: now };
+  const values = { mode: input.mode, enabled: input.enabled, settings: sealed, updatedAt: now };
   const [row] = await transactionInvalidating(deps, (tx, invalidate) => {
     invalidate({ kind: 'effect_audience', id: principal.tenantId });
     return tx
@@ -96,7 +104,7 @@ export async function putChatSettings(deps: Deps, principal: Principal, input: C
       .onConflictDoUpdate({ target: chatIntegrations.tenantId, set: values })
       .returning();
   });
-  return integrationOf(row!);
+  return integrationOf({ ...row!, settings });
 }
 
 /** The settings to store: the given ones, and stored secrets for those left out. */
@@ -109,7 +117,7 @@ function settingsOf(input: ChatSettingsInput, kept: Record<string, string>): Rec
   }
   const settings: Record<string, string> = {};
   for (const field of fields) {
-    const value = (given[field] as string | undefined) ?? (SECRETS.has(field) ? kept[field] : undefined);
+    const value = (given[field] as string | undefined) ?? (CHAT_SECRET_FIELDS.has(field) ? kept[field] : undefined);
     if (value === undefined) problems.push({ field, message: `is required in ${input.mode} mode` });
     else settings[field] = value;
   }

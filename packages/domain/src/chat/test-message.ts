@@ -17,7 +17,7 @@ export interface ChatTestResult {
  * It is sent even while the integration is disabled: an admin asked for it explicitly.
  */
 export async function sendTestChatMessage(deps: Deps, principal: Principal): Promise<ChatTestResult> {
-  const integration = await loadChatIntegration(deps.database.db, principal.tenantId);
+  const integration = await loadChatIntegration(deps, principal.tenantId);
   if (!integration) throw new AppError('conflict', 'Chat integration is not configured: save its settings first');
   const message = testCard(deps.publicUrl, deps.clock.now());
   if (integration.mode === 'incoming_webhook') {

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { completeEffect, type DueEffect, postponeEffect } from '../outbox.js';
 import type { LoadedDelivery } from './delivery-store.js';
+import { webhookSigningSecret } from './endpoints.js';
 import { afterAttempt, type AttemptOutcome } from './retry.js';
 import type { OutboundResult } from './transport.js';
 import { deliveryHeaders } from './signing.js';
@@ -69,7 +70,7 @@ async function send(deps: Deps, delivery: LoadedDelivery, admission: 'send' | 'p
     const result = await deps.webhooks.transport.post({
       url: delivery.url,
       body,
-      headers: deliveryHeaders(delivery.secret, delivery.id, body, now),
+      headers: deliveryHeaders(webhookSigningSecret(deps, { id: delivery.endpointId, secret: delivery.secret }), delivery.id, body, now),
       timeoutMs: deps.webhooks.timeoutMs,
     });
     timedOut = result.timedOut;

@@ -4,7 +4,7 @@ import { webhookDeliveries, type WebhookDeliveryRow } from '@agov/db';
 import type { Principal } from '../access.js';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
-import { getWebhookEndpoint } from './endpoints.js';
+import { getWebhookEndpoint, webhookSigningSecret } from './endpoints.js';
 import { deliveryHeaders } from './signing.js';
 import { assertWebhookTarget } from './targets.js';
 
@@ -70,7 +70,7 @@ export async function sendTestWebhook(deps: Deps, principal: Principal, endpoint
   const result = await deps.webhooks.transport.post({
     url: endpoint.url,
     body,
-    headers: deliveryHeaders(endpoint.secret, randomUUID(), body, now),
+    headers: deliveryHeaders(webhookSigningSecret(deps, endpoint), randomUUID(), body, now),
     timeoutMs: deps.webhooks.timeoutMs,
   });
   return {

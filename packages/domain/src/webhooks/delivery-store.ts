@@ -22,6 +22,7 @@ export interface LoadedDelivery {
   payload: Envelope;
   endpointId: string;
   url: string;
+  /** As stored: sealed (see secrets-at-rest). */
   secret: string;
   isActive: boolean;
 }

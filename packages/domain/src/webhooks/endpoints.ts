@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { transactionInvalidating } from '../invalidation.js';
 import { and, desc, eq, type SQL } from 'drizzle-orm';
 import { webhookEndpoints, type WebhookEndpointRow } from '@agov/db';
@@ -6,9 +7,8 @@ import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import type { WebhookEvent } from '../outbox.js';
 import { randomHex } from '../secrets.js';
+import { webhookSecretPlace } from '../secrets-at-rest/places.js';
 import { assertWebhookTarget } from './targets.js';
-
-/** The stored endpoint, secret included: only the create response shows the secret. */
 
 export interface CreateWebhookEndpointInput {
   url: string;
@@ -26,31 +26,41 @@ export interface WebhookEndpointPatch {
 export const webhookEndpointInTenant = (principal: Principal, id: string): SQL =>
   and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.tenantId, principal.tenantId))!;
 
+/** The new endpoint, its signing secret in the clear: only the create response shows it. */
 export async function createWebhookEndpoint(
   deps: Deps,
   principal: Principal,
   input: CreateWebhookEndpointInput,
 ): Promise<WebhookEndpointRow> {
   await assertWebhookTarget(input.url, deps.mode);
+  // The id is chosen here: the sealed secret is bound to its row.
+  const id = randomUUID();
+  // 32 random bytes as 64 hex characters; the HMAC key is those characters' ASCII bytes.
+  const secret = randomHex(32);
+  const sealed = deps.secrets.seal(secret, webhookSecretPlace(id));
   const now = deps.clock.now();
   const [row] = await transactionInvalidating(deps, (tx, invalidate) => {
     invalidate({ kind: 'effect_audience', id: principal.tenantId });
     return tx
       .insert(webhookEndpoints)
       .values({
+        id,
         tenantId: principal.tenantId,
         url: input.url,
         events: [...new Set(input.events)],
-        // 32 random bytes as 64 hex characters; the HMAC key is those characters' ASCII bytes.
-        secret: randomHex(32),
+        secret: sealed,
         description: input.description ?? null,
         createdAt: now,
         updatedAt: now,
       })
       .returning();
   });
-  return row!;
+  return { ...row!, secret };
 }
+
+/** The key that signs the endpoint's deliveries, from the value stored for it. */
+export const webhookSigningSecret = (deps: Pick<Deps, 'secrets'>, endpoint: { id: string; secret: string }) =>
+  deps.secrets.open(endpoint.secret, webhookSecretPlace(endpoint.id));
 
 /** Every endpoint of the tenant, newest first. Unpaged, as the spec shows the list. */
 export async function listWebhookEndpoints(deps: Deps, principal: Principal): Promise<WebhookEndpointRow[]> {
