@@ -21,7 +21,7 @@ export async function tenantRateLimit(deps: Deps, tenantId: string, category: Ra
   return PLAN_RATE_LIMITS[await tenantPlan(deps, tenantId)][category];
 }
 
-async function tenantPlan(deps: Deps, tenantId: string): Promise<Plan> {
+export async function tenantPlan(deps: Deps, tenantId: string): Promise<Plan> {
   const cached = deps.tenantPlans.get(tenantId);
   if (cached) return cached;
   const ticket = deps.tenantPlans.ticket();
