@@ -19,6 +19,7 @@ import { apiKeyRoutes } from './routes/v1/api-keys.js';
 import { authRoutes } from './routes/v1/auth.js';
 import { billingRoutes } from './routes/v1/billing.js';
 import { chatRoutes } from './routes/v1/chat.js';
+import { emailConfirmationRoutes } from './routes/v1/email-confirmations.js';
 import { approvalRoutes } from './routes/v1/approvals.js';
 import { evaluationRoutes } from './routes/v1/evaluate.js';
 import { exportRoutes } from './routes/v1/exports.js';
@@ -102,6 +103,7 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
       await v1.register(billingRoutes, options);
       await v1.register(chatRoutes, options);
       await v1.register(settingsRoutes, options);
+      await v1.register(emailConfirmationRoutes, options);
     },
     { prefix: '/api/v1' },
   );

@@ -87,11 +87,12 @@ export const ACCESS_TABLE: Row[] = [
   { method: 'PUT', path: '/api/v1/settings/notifications', scope: 'admin', roles: ADMIN },
 ];
 
-/** No credential: each checks its own (a password, the provider's signature, the chat platform's). */
+/** No credential: each checks its own (a password, the provider's signature, the chat platform's, a mailed token). */
 const PUBLIC_ROUTES = [
   'GET /health',
   'POST /api/v1/auth/signup',
   'POST /api/v1/auth/login',
+  'POST /api/v1/email-confirmations',
   'POST /api/v1/billing/webhook',
   'POST /api/v1/integrations/chat/callback',
 ];

@@ -19,6 +19,7 @@ import {
   type TestApp,
   uniqueEmail,
 } from './harness.js';
+import { approvalMailsTo, confirmAddresses, waitForApprovalMails } from './reviewers.js';
 import { APPROVAL_RATIONALE, approvalRequired, evaluation } from './scenarios.js';
 
 const SETTINGS = '/api/v1/settings/notifications';
@@ -56,7 +57,7 @@ describe('notification settings', () => {
 
   it('has e-mail off and no reviewers for a tenant that never saved them', async () => {
     const tenant = await signupTenant(t.app);
-    expect(await settingsOf(tenant)).toEqual({ data: { email_enabled: false, reviewer_emails: [] } });
+    expect(await settingsOf(tenant)).toEqual({ data: { email_enabled: false, reviewer_emails: [], unconfirmed_emails: [] } });
   });
 
   it('replaces both fields, keeping an address listed twice in any letter case once, as first written', async () => {
@@ -66,15 +67,18 @@ describe('notification settings', () => {
       reviewer_emails: ['Rita.Reviewer@Example.test', 'sam@example.test', 'rita.reviewer@example.test', 'SAM@EXAMPLE.TEST'],
     });
     expect(saved.statusCode, saved.body).toBe(200);
-    const expected = { data: { email_enabled: true, reviewer_emails: ['Rita.Reviewer@Example.test', 'sam@example.test'] } };
+    const listed = ['Rita.Reviewer@Example.test', 'sam@example.test'];
+    const expected = { data: { email_enabled: true, reviewer_emails: listed, unconfirmed_emails: listed } };
     expect(saved.json()).toEqual(expected);
     expect(await settingsOf(tenant)).toEqual(expected);
 
     const replaced = await put(tenant, { email_enabled: false, reviewer_emails: ['ops@example.test'] });
-    expect(replaced.json()).toEqual({ data: { email_enabled: false, reviewer_emails: ['ops@example.test'] } });
+    const ops = ['ops@example.test'];
+    expect(replaced.json()).toEqual({ data: { email_enabled: false, reviewer_emails: ops, unconfirmed_emails: ops } });
     const emptied = await put(tenant, { email_enabled: false, reviewer_emails: [] });
-    expect(emptied.json()).toEqual({ data: { email_enabled: false, reviewer_emails: [] } });
-    expect(await settingsOf(tenant)).toEqual({ data: { email_enabled: false, reviewer_emails: [] } });
+    const none = { data: { email_enabled: false, reviewer_emails: [], unconfirmed_emails: [] } };
+    expect(emptied.json()).toEqual(none);
+    expect(await settingsOf(tenant)).toEqual(none);
   });
 
   it('refuses invalid bodies with 400 and changes nothing', async () => {
@@ -107,18 +111,21 @@ describe('notification settings', () => {
       [{ field: 'reviewer_emails', message: 'must list at least one address when email_enabled is true' }],
     );
 
-    expect(await settingsOf(tenant)).toEqual({ data: before });
+    expect(await settingsOf(tenant)).toEqual({ data: { ...before, unconfirmed_emails: before.reviewer_emails } });
     // Fifty is allowed.
-    const fifty = await put(tenant, { email_enabled: true, reviewer_emails: tooMany.slice(0, 50) });
-    expect(fifty.json()).toEqual({ data: { email_enabled: true, reviewer_emails: tooMany.slice(0, 50) } });
+    const fifty = tooMany.slice(0, 50);
+    expect((await put(tenant, { email_enabled: true, reviewer_emails: fifty })).json()).toEqual({
+      data: { email_enabled: true, reviewer_emails: fifty, unconfirmed_emails: fifty },
+    });
   });
 
   it('is for admins only: an admin key or session; other keys and roles get 403', async () => {
     const tenant = await signupTenant(t.app);
     const body = { email_enabled: false, reviewer_emails: ['rita@example.test'] };
+    const saved = { data: { ...body, unconfirmed_emails: body.reviewer_emails } };
     const adminKey = await keyWithScopes(t.app, tenant, ['admin']);
-    expect((await putSettings(t, { apiKey: adminKey.apiKey }, body)).json()).toEqual({ data: body });
-    expect((await api.get({ apiKey: adminKey.apiKey }, SETTINGS)).json()).toEqual({ data: body });
+    expect((await putSettings(t, { apiKey: adminKey.apiKey }, body)).json()).toEqual(saved);
+    expect((await api.get({ apiKey: adminKey.apiKey }, SETTINGS)).json()).toEqual(saved);
 
     const forbidden = { error: 'forbidden', message: 'This credential may not perform this action' };
     const approvalsKey = await keyWithScopes(t.app, tenant, ['approvals:read', 'approvals:write']);
@@ -135,18 +142,19 @@ describe('notification settings', () => {
     expectErrorBody(await putSettings(t, reviewer, intrusion), 403, forbidden);
     expectErrorBody(await putSettings(t, { apiKey: approvalsKey.apiKey }, intrusion), 403, forbidden);
     expectErrorBody(await api.get(null, SETTINGS), 401, { error: 'unauthorized', message: expect.any(String) });
-    expect(await settingsOf(tenant)).toEqual({ data: body });
+    expect(await settingsOf(tenant)).toEqual(saved);
   });
 
   it("keeps each tenant's settings its own", async () => {
     const ours = await signupTenant(t.app);
     const theirs = await signupTenant(t.app);
     const mine = { email_enabled: true, reviewer_emails: ['ours@example.test'] };
-    expect((await put(ours, mine)).json()).toEqual({ data: mine });
-    expect(await settingsOf(theirs)).toEqual({ data: { email_enabled: false, reviewer_emails: [] } });
+    const ourSettings = { data: { ...mine, unconfirmed_emails: mine.reviewer_emails } };
+    expect((await put(ours, mine)).json()).toEqual(ourSettings);
+    expect(await settingsOf(theirs)).toEqual({ data: { email_enabled: false, reviewer_emails: [], unconfirmed_emails: [] } });
     const their = { email_enabled: true, reviewer_emails: ['theirs@example.test'] };
-    expect((await put(theirs, their)).json()).toEqual({ data: their });
-    expect(await settingsOf(ours)).toEqual({ data: mine });
+    expect((await put(theirs, their)).json()).toEqual({ data: { ...their, unconfirmed_emails: their.reviewer_emails } });
+    expect(await settingsOf(ours)).toEqual(ourSettings);
   });
 });
 
@@ -185,11 +193,12 @@ describe.each(Object.entries(DISPATCH_DATABASES))('approval e-mails on %s', (_na
     await smtp.close();
   });
 
-  /** A tenant whose agent needs approval for the fixture action, with these notification settings. */
+  /** A tenant whose agent needs approval for the fixture action, with these notification settings and its reviewers confirmed. */
   async function tenantWithReviewers(emailEnabled: boolean, reviewers: string[]) {
     const { tenant, agent } = await approvalRequired(t.app);
     const saved = await putSettings(t, tenant.admin, { email_enabled: emailEnabled, reviewer_emails: reviewers });
     expect(saved.statusCode, saved.body).toBe(200);
+    await confirmAddresses(t.app, smtp, reviewers);
     const requestApproval = async () => (await evaluation(t.app, tenant, action(agent.id))).approval_request_id!;
     return { tenant, agent, requestApproval };
   }
@@ -239,28 +248,31 @@ describe.each(Object.entries(DISPATCH_DATABASES))('approval e-mails on %s', (_na
     };
   }
 
-  it('mails each request once to all reviewers: subject, both bodies and the link', async () => {
+  it('mails each request to each confirmed reviewer in a message of its own: subject, both bodies and the link', async () => {
     const reviewers = [uniqueEmail('rita'), uniqueEmail('sam')];
     const { tenant, requestApproval } = await tenantWithReviewers(true, reviewers);
     const approvalId = await requestApproval();
 
-    const [mail] = await smtp.waitFor(reviewers[0]!, 1);
-    expect(mail).toMatchObject({
-      envelope: { from: 'governance@example.test', to: reviewers },
-      user: 'mailer',
-      answer: 'accepted',
-      ...(await expectedMessage(tenant, approvalId)),
-    });
-    expect(mail!.headers).toMatchObject({
-      from: 'Agent Governance <governance@example.test>',
-      to: reviewers.join(', '),
-      subject: 'Approval required: invoice-bot wants to write on github',
-    });
-    expect(mail!.headers['content-type']).toMatch(/^multipart\/alternative;/);
+    const expected = await expectedMessage(tenant, approvalId);
+    for (const reviewer of reviewers) {
+      const [mail] = await waitForApprovalMails(smtp, reviewer);
+      expect(mail).toMatchObject({
+        envelope: { from: 'governance@example.test', to: [reviewer] },
+        user: 'mailer',
+        answer: 'accepted',
+        ...expected,
+      });
+      expect(mail!.headers).toMatchObject({
+        from: 'Agent Governance <governance@example.test>',
+        to: reviewer,
+        subject: 'Approval required: invoice-bot wants to write on github',
+      });
+      expect(mail!.headers).not.toHaveProperty('cc');
+      expect(mail!.headers['content-type']).toMatch(/^multipart\/alternative;/);
+    }
 
     await emailsSettled(t, tenant.tenantId);
-    expect(smtp.to(reviewers[0]!)).toHaveLength(1);
-    expect(smtp.to(reviewers[1]!)).toHaveLength(1);
+    for (const reviewer of reviewers) expect(approvalMailsTo(smtp, reviewer)).toHaveLength(1);
   });
 
   it('sends nothing while e-mail is switched off, and drops the effect', async () => {
@@ -270,42 +282,43 @@ describe.each(Object.entries(DISPATCH_DATABASES))('approval e-mails on %s', (_na
     await requestApproval();
 
     await emailsSettled(t, tenant.tenantId);
-    expect(smtp.to(reviewer)).toEqual([]);
+    expect(approvalMailsTo(smtp, reviewer)).toEqual([]);
   });
 
-  it('retries a server that refuses with 451 on the webhook schedule, then delivers the same message', async () => {
-    const reviewer = uniqueEmail('retry');
-    smtp.answer(reviewer, [451, 'hold']);
-    const { tenant, requestApproval } = await tenantWithReviewers(true, [reviewer]);
+  it('retries a server that refuses with 451 on the webhook schedule, for the refused reviewer only', async () => {
+    const [steady, flaky] = [uniqueEmail('steady'), uniqueEmail('retry')];
+    const { tenant, requestApproval } = await tenantWithReviewers(true, [steady, flaky]);
+    smtp.answer(flaky, [451, 'hold']);
     const approvalId = await requestApproval();
 
-    // The second attempt is being made: the first failure is recorded on the effect.
-    await smtp.waitFor(reviewer, 2);
+    // The second attempt is being made: the first failure, and who got the message, are on the effect.
+    await waitForApprovalMails(smtp, flaky, 2);
     const [row] = await emailRowsOf(t, tenant.tenantId);
     expect(row).toMatchObject({
-      payload: { approval_id: approvalId, failed_attempts: 1 },
+      payload: { approval_id: approvalId, failed_attempts: 1, recipients_done: [steady] },
       lastError: 'the mail server answered 451 (EMESSAGE)',
     });
 
     smtp.release('accept');
     await emailsSettled(t, tenant.tenantId);
-    const [refused, accepted] = smtp.to(reviewer);
     const expected = await expectedMessage(tenant, approvalId);
+    const [refused, accepted] = approvalMailsTo(smtp, flaky);
     expect(refused).toMatchObject({ answer: 451, ...expected });
     expect(accepted).toMatchObject({ answer: 'accepted', ...expected });
-    expect(smtp.to(reviewer)).toHaveLength(2);
+    expect(approvalMailsTo(smtp, flaky)).toHaveLength(2);
+    expect(approvalMailsTo(smtp, steady)).toEqual([expect.objectContaining({ answer: 'accepted', ...expected })]);
   });
 
   it('gives up after the last attempt with an error log that holds no credentials', async () => {
     const reviewer = uniqueEmail('refused');
-    smtp.answer(reviewer, [451]);
     const { tenant, requestApproval } = await tenantWithReviewers(true, [reviewer]);
+    smtp.answer(reviewer, [451]);
     const approvalId = await requestApproval();
 
-    await smtp.waitFor(reviewer, RETRY_DELAYS_MS.length + 1);
+    await waitForApprovalMails(smtp, reviewer, RETRY_DELAYS_MS.length + 1);
     await emailsSettled(t, tenant.tenantId);
     await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(smtp.to(reviewer).map((mail) => mail.answer)).toEqual([451, 451, 451, 451, 451]);
+    expect(approvalMailsTo(smtp, reviewer).map((mail) => mail.answer)).toEqual([451, 451, 451, 451, 451]);
 
     const givenUp = t.logs.map((line) => JSON.parse(line)).filter((line) => line.approvalId === approvalId);
     expect(givenUp).toEqual([
@@ -314,25 +327,27 @@ describe.each(Object.entries(DISPATCH_DATABASES))('approval e-mails on %s', (_na
         msg: 'approval e-mail given up after its last attempt',
         tenantId: tenant.tenantId,
         approvalId,
+        recipients: 1,
         attempts: 5,
         error: 'the mail server answered 451 (EMESSAGE)',
       }),
     ]);
     expect(t.logs.join('\n')).not.toContain(SMTP_PASSWORD);
+    expect(t.logs.join('\n')).not.toContain(reviewer);
   });
 
   it('never holds up evaluate or other e-mails while a mail server does not answer', async () => {
     const reviewer = uniqueEmail('hung');
+    const { tenant, agent, requestApproval } = await tenantWithReviewers(true, [reviewer]);
     smtp.answer(reviewer, ['hold', 'accept']);
     onTestFinished(() => smtp.release('accept'));
-    const { tenant, agent, requestApproval } = await tenantWithReviewers(true, [reviewer]);
     await requestApproval();
-    const [hung] = await smtp.waitFor(reviewer, 1);
+    const [hung] = await waitForApprovalMails(smtp, reviewer);
 
     // Decided and answered while the first message still waits for the server's reply.
     const second = await evaluation(t.app, tenant, action(agent.id));
     expect(second).toMatchObject({ decision: 'approval_required', risk_classification: 'medium' });
-    const [, sent] = await smtp.waitFor(reviewer, 2);
+    const [, sent] = await waitForApprovalMails(smtp, reviewer, 2);
     expect(sent).toMatchObject(await expectedMessage(tenant, second.approval_request_id!));
     expect(sent!.answer).toBe('accepted');
     expect(hung!.answer).toBe('held');

@@ -119,9 +119,10 @@ describe('POST /api/v1/evaluate decisions', () => {
     });
     expect(approval!.expiresAt.getTime() - approval!.requestedAt.getTime()).toBe(600_000);
 
-    // The rule's creation recorded its own policy.updated; the rest is the evaluation's.
+    // The rule's creation recorded its own policy.updated, and the settings' save a confirmation
+    // mail to the reviewer; the rest is the evaluation's.
     const effects = (await db.select().from(outbox).where(eq(outbox.tenantId, tenant.tenantId))).filter(
-      (row) => row.payload.event !== 'policy.updated',
+      (row) => row.payload.event !== 'policy.updated' && row.kind !== 'email_confirmation',
     );
     const byKind = Object.fromEntries(effects.map((row) => [row.kind, row]));
     expect(effects.map((row) => row.kind).sort()).toEqual(['approval_email', 'approval_expiry', 'audit_events', 'chat_card', 'webhook']);

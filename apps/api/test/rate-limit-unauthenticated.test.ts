@@ -78,6 +78,16 @@ describe('requests without valid credentials', () => {
     expect(listed.headers['x-ratelimit-limit']).toBe('1000000');
   });
 
+  it('count tries of a mailed confirmation token, so that none can be guessed at speed', async () => {
+    stopInWindow(clock, 0);
+    const tryToken = () =>
+      fromAddress('198.51.100.5', { method: 'POST', url: '/api/v1/email-confirmations', payload: { token: 'guessed' } });
+    for (let i = 0; i < PER_ADDRESS; i += 1) {
+      expectErrorBody(await tryToken(), 404, { error: 'not_found', message: 'This confirmation link is not valid or was already used' });
+    }
+    expect((await tryToken()).statusCode).toBe(429);
+  });
+
   it('ignore X-Forwarded-For unless TRUST_PROXY is set: a client cannot pick a fresh address per request', async () => {
     stopInWindow(clock, 0);
     for (let i = 0; i <= PER_ADDRESS; i += 1) {

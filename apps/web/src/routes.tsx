@@ -20,6 +20,8 @@ function RouteError() {
 export const routes: RouteObject[] = [
   { path: '/sign-in', lazy: page(() => import('./pages/auth/SignInPage'), 'SignInPage') },
   { path: '/sign-up', lazy: page(() => import('./pages/auth/SignUpPage'), 'SignUpPage') },
+  // A reviewer opens it from a mail, with no account here.
+  { path: '/confirm-email', lazy: page(() => import('./pages/confirm-email/ConfirmEmailPage'), 'ConfirmEmailPage') },
   {
     element: (
       <RequireSession>

@@ -9,6 +9,7 @@ import { eventually, startReceiver, type Answer, type Receiver } from '../../../
 import { startSmtpReceiver } from '../../../test/smtp-receiver.js';
 import { action, createAgent, createPolicy } from '../../api/test/fixtures.js';
 import { createTestApp, ownDatabase, request, signupTenant, type TestApp, uniqueEmail } from '../../api/test/harness.js';
+import { approvalMailsTo, confirmAddresses, waitForApprovalMails } from '../../api/test/reviewers.js';
 
 /*
  * The API with REDIS_URL records effects and dispatches nothing itself; worker processes
@@ -187,7 +188,7 @@ describe('the worker process', () => {
     expect(arrived.at).toBeLessThan(hangingHook.received[1]!.at + timeoutMs);
   });
 
-  it('mails approval requests to the reviewers, skipping one decided before the worker ran', async () => {
+  it('mails approval requests to the confirmed reviewers, skipping one decided before the worker ran', async () => {
     const smtp = await startSmtpReceiver();
     onTestFinished(() => smtp.close());
     const { api, worker } = await deployment({ env: { SMTP_URL: smtp.url, PUBLIC_URL: 'https://governance.example.com' } });
@@ -199,6 +200,10 @@ describe('the worker process', () => {
       payload: { email_enabled: true, reviewer_emails: [reviewer] },
     });
     expect(saved.statusCode, saved.body).toBe(200);
+    // The reviewer confirms with the link a first worker mails; that worker then stops.
+    const first = await worker();
+    await confirmAddresses(api.app, smtp, [reviewer]);
+    await first.stop();
     const agent = await createAgent(api.app, tenant.admin);
     await createPolicy(api.app, tenant.admin, agent.id, { policy_effect: 'approval_required' });
     const evaluate = async () =>
@@ -213,12 +218,12 @@ describe('the worker process', () => {
     });
     expect(denial.statusCode, denial.body).toBe(200);
 
-    // Recorded, not sent: no worker runs yet.
+    // Recorded, not sent: no worker runs now.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(smtp.received).toHaveLength(0);
+    expect(approvalMailsTo(smtp, reviewer)).toEqual([]);
 
     await worker();
-    const [mail] = await smtp.waitFor(reviewer, 1);
+    const [mail] = await waitForApprovalMails(smtp, reviewer);
     expect(mail).toMatchObject({
       envelope: { to: [reviewer] },
       subject: 'Approval required: invoice-bot wants to write on github',
@@ -230,7 +235,7 @@ describe('the worker process', () => {
       const rows = await api.runtime.database.db.select().from(outbox).where(eq(outbox.tenantId, tenant.tenantId));
       return rows.every((row) => row.kind !== 'approval_email');
     });
-    expect(smtp.to(reviewer)).toHaveLength(1);
+    expect(approvalMailsTo(smtp, reviewer)).toHaveLength(1);
   });
 
   it('expires an approval at its expires_at through the worker, nobody reading it', async () => {

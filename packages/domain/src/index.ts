@@ -108,9 +108,11 @@ export { deliveryHeaders } from './webhooks/signing.js';
 export { blockedAddressReason } from './webhooks/targets.js';
 export type { OutboundRequest, OutboundResult, WebhookTransport } from './webhooks/transport.js';
 
-// E-mail: the tenant's notification settings and the approval e-mail to its reviewers.
+// E-mail: the tenant's notification settings, its reviewers' confirmations, and the mail to them.
 export { sendApprovalEmail } from './notifications/approval-email.js';
-export type { MailMessage, Mailer, UndeliveredMail } from './notifications/mailer.js';
+export { sendEmailConfirmation } from './notifications/confirmation-email.js';
+export { confirmEmail } from './notifications/confirmations.js';
+export type { CappedMail, MailMessage, Mailer, UndeliveredMail } from './notifications/mailer.js';
 export { getNotificationSettings, saveNotificationSettings } from './notifications/settings.js';
 
 // Chat (Slack): settings, approval cards and their updates, the Test action and the callback.

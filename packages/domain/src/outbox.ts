@@ -21,6 +21,8 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export type Effect =
   | { kind: 'webhook'; event: WebhookEvent; data: Record<string, unknown> }
   | { kind: 'approval_email'; approvalId: string }
+  /** A confirmation link to a reviewer address the tenant listed (lower-cased). */
+  | { kind: 'email_confirmation'; email: string }
   | { kind: 'chat_card'; approvalId: string }
   /** The approval's posted chat card is replaced by its decision or expiry. */
   | { kind: 'chat_card_update'; approvalId: string }
@@ -74,6 +76,8 @@ function payloadOf(effect: Effect, tenantId: string, now: Date): Record<string, 
       return { trace_id: effect.traceId, from_seq: effect.fromSeq, to_seq: effect.toSeq };
     case 'webhook_delivery':
       return { delivery_ids: effect.deliveryIds };
+    case 'email_confirmation':
+      return { email: effect.email };
     default:
       return { approval_id: effect.approvalId };
   }
@@ -118,18 +122,23 @@ export async function isAttemptDue(executor: Executor, effect: DueEffect): Promi
 /**
  * Records a failed attempt on the webhook schedule: due again after the next delay, or given
  * up (the row retired) after the last. Only the run that was given this attempt records it.
+ * `progress` joins the payload, for the next attempt to skip what this one did.
  */
 export async function recordFailedAttempt(
   executor: Executor,
   effect: DueEffect,
-  failure: { error: string; retryDelaysMs: readonly number[]; now: Date },
+  failure: { error: string; retryDelaysMs: readonly number[]; now: Date; progress?: Record<string, unknown> },
 ): Promise<AttemptOutcome> {
   const next = afterAttempt(failedAttemptsOf(effect), false, failure.retryDelaysMs, failure.now);
   if (next.nextRetryAt === null) await executor.delete(outbox).where(asGiven(effect));
   else
     await executor
       .update(outbox)
-      .set({ payload: { ...effect.payload, failed_attempts: next.attempts }, availableAt: next.nextRetryAt, lastError: failure.error })
+      .set({
+        payload: { ...effect.payload, ...failure.progress, failed_attempts: next.attempts },
+        availableAt: next.nextRetryAt,
+        lastError: failure.error,
+      })
       .where(asGiven(effect));
   return next;
 }

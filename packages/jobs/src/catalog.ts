@@ -6,6 +6,7 @@ import {
   fanOutAuditEvents,
   postApprovalCard,
   sendApprovalEmail,
+  sendEmailConfirmation,
   type Deps,
   type DueEffect,
   type EffectKind,
@@ -39,6 +40,7 @@ export const EFFECT_JOBS = {
   chat_card: { queue: 'deliveries', handle: postApprovalCard },
   chat_card_update: { queue: 'deliveries', handle: updateApprovalCard },
   approval_email: { queue: 'deliveries', handle: sendApprovalEmail },
+  email_confirmation: { queue: 'deliveries', handle: sendEmailConfirmation },
 } as const satisfies Partial<Record<EffectKind, EffectJob>>;
 
 export type HandledKind = keyof typeof EFFECT_JOBS;

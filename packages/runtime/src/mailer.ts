@@ -1,5 +1,5 @@
 import type { Config } from '@agov/config';
-import type { Mailer, MailMessage, UndeliveredMail } from '@agov/domain';
+import type { CappedMail, Mailer, MailMessage, UndeliveredMail } from '@agov/domain';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 
@@ -15,7 +15,11 @@ const TIMEOUTS_MS = { connectionTimeout: 10_000, greetingTimeout: 10_000, dnsTim
  * nothing and says so once, when there is first something to send.
  */
 export function createMailer(config: Pick<Config, 'smtpUrl' | 'smtpFrom'>, logger: Logger): Mailer {
-  const reportUndelivered = (mail: UndeliveredMail) => logger.error(mail, 'approval e-mail given up after its last attempt');
+  const reports = {
+    reportUndelivered: (mail: UndeliveredMail) => logger.error(mail, `${mail.kind} e-mail given up after its last attempt`),
+    reportCapped: (capped: CappedMail) =>
+      logger.warn(capped, "a tenant's e-mail reached its plan's hourly cap: messages over it are not sent"),
+  };
   if (!config.smtpUrl) {
     let told = false;
     return {
@@ -23,21 +27,18 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'smtpFrom'>, logge
         if (!told) logger.warn('e-mail is not configured (SMTP_URL unset)');
         told = true;
       },
-      reportUndelivered,
+      ...reports,
     };
   }
 
   const transport = nodemailer.createTransport({ url: config.smtpUrl, ...TIMEOUTS_MS });
   return {
     async send(message: MailMessage) {
-      const sent = await transport.sendMail({ ...message, from: config.smtpFrom, to: [...message.to] }).catch((error: unknown) => {
+      await transport.sendMail({ ...message, from: config.smtpFrom }).catch((error: unknown) => {
         throw new Error(failureOf(error));
       });
-      // Sent to the others: retrying would send them the message again.
-      const refused = sent.rejected.length;
-      if (refused > 0) logger.warn({ refused, recipients: message.to.length }, 'the mail server refused some reviewer addresses');
     },
-    reportUndelivered,
+    ...reports,
   };
 }
 

@@ -11,6 +11,8 @@ import {
 } from '@agov/domain';
 
 interface WindowEntry {
+  /** The key's window length: keys of different windows (a minute, an hour) share the map. */
+  windowMs: number;
   /** The fixed window `current` counts. */
   index: number;
   previous: number;
@@ -37,7 +39,8 @@ export class MemoryCounters implements RateCounters {
         ? { previous: entry.previous, current: entry.current }
         : { previous: entry?.index === index - 1 ? entry.current : 0, current: 0 };
     const verdict = judge(counts, query, counted);
-    if (verdict.allowed && counted) this.windows.set(key, { index, previous: counts.previous, current: counts.current + 1 });
+    if (verdict.allowed && counted)
+      this.windows.set(key, { windowMs: query.windowMs, index, previous: counts.previous, current: counts.current + 1 });
     return verdict;
   }
 
@@ -55,8 +58,7 @@ export class MemoryCounters implements RateCounters {
   private sweep(nowMs: number, windowMs: number): void {
     if (nowMs - this.sweptAtMs < windowMs) return;
     this.sweptAtMs = nowMs;
-    const index = windowIndex(nowMs, windowMs);
-    for (const [key, entry] of this.windows) if (entry.index < index - 1) this.windows.delete(key);
+    for (const [key, entry] of this.windows) if (entry.index < windowIndex(nowMs, entry.windowMs) - 1) this.windows.delete(key);
     for (const [key, record] of this.logins) if (record.expiresAtMs <= nowMs) this.logins.delete(key);
   }
 }

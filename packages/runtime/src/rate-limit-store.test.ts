@@ -77,6 +77,19 @@ describe.each(stores)('%s counters', (_name, store) => {
     await counters.forgetLogin(other);
     expect(await attempt(other, at(0))).toEqual({ admitted: true, retryAtMs: at(0), priorFailures: 0 });
   });
+
+  it("keep an hour's count while keys of one-minute windows come and go", async () => {
+    const counters = store();
+    const hour = 60 * W;
+    const start = 100 * hour;
+    const key = `hourly:${randomUUID()}`;
+    const hit = (nowMs: number) => counters.hit(key, { limit: 2, windowMs: hour, nowMs }, true);
+
+    expect(await hit(start)).toMatchObject({ allowed: true, remaining: 1 });
+    await counters.hit(`minute:${randomUUID()}`, { limit: 1, windowMs: W, nowMs: start + 5 * W }, true);
+    expect(await hit(start + 6 * W)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await hit(start + 7 * W)).toMatchObject({ allowed: false, remaining: 0 });
+  });
 });
 
 describe('the Redis sliding-window script', () => {

@@ -16,4 +16,10 @@ export const NotificationSettingsBody = Body({
 export const NotificationSettings = Type.Object({
   email_enabled: Type.Boolean(),
   reviewer_emails: Type.Array(Type.String()),
+  unconfirmed_emails: Type.Array(Type.String(), {
+    description: 'The listed addresses, as written, whose owners have not confirmed them yet: they get no approval mail.',
+  }),
 });
+
+/** The token of a confirmation link, as the dashboard's confirm page sends it. */
+export const EmailConfirmationBody = Body({ token: Type.String({ minLength: 1, maxLength: 128 }) });

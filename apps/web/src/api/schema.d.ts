@@ -3151,6 +3151,8 @@ export interface paths {
                             data: {
                                 email_enabled: boolean;
                                 reviewer_emails: string[];
+                                /** @description The listed addresses, as written, whose owners have not confirmed them yet: they get no approval mail. */
+                                unconfirmed_emails: string[];
                             };
                         };
                     };
@@ -3183,6 +3185,8 @@ export interface paths {
                             data: {
                                 email_enabled: boolean;
                                 reviewer_emails: string[];
+                                /** @description The listed addresses, as written, whose owners have not confirmed them yet: they get no approval mail. */
+                                unconfirmed_emails: string[];
                             };
                         };
                     };
@@ -3190,6 +3194,45 @@ export interface paths {
             };
         };
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-confirmations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

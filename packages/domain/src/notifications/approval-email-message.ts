@@ -1,5 +1,6 @@
 import type { ApprovalRow } from '@agov/db';
 import type { MailMessage } from './mailer.js';
+import { escapeHtml, oneLine } from './plain-text.js';
 
 /** What a reviewer needs to judge a request, as the approval e-mail shows it. */
 export interface ApprovalEmailFacts {
@@ -72,12 +73,3 @@ export function approvalEmail({ approval, agentName, publicUrl }: ApprovalEmailF
 
   return { subject: `Approval required: ${agent} wants to ${operation} on ${integration}`, text, html };
 }
-
-/** Control characters (CR and LF among them) and Unicode line breaks, which must not split a line. */
-const LINE_BREAKING = /[\p{Cc}\p{Zl}\p{Zp}]+/gu;
-
-const oneLine = (value: string) => value.replace(LINE_BREAKING, ' ').trim();
-
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character]!);

@@ -3,18 +3,31 @@ import { agents, approvalRequests } from '@agov/db';
 import type { Deps } from '../deps.js';
 import { completeEffect, isAttemptDue, recordFailedAttempt, type DueEffect } from '../outbox.js';
 import { approvalEmail } from './approval-email-message.js';
+import { confirmedAmong } from './confirmations.js';
+import { admitMail } from './mail-cap.js';
+import { failureOf } from './mailer.js';
 import { notificationSettingsOf } from './settings.js';
 
+/** What an `approval_email` row carries; `recipients_done` (lower-cased) appears after a failed attempt. */
+interface ApprovalEmailPayload {
+  approval_id: string;
+  recipients_done?: string[];
+}
+
 /**
- * The `approval_email` effect evaluate records for each approval: one message to all of the
- * tenant's reviewers while the request is still pending. Settings are read now, so a reviewer
- * list changed since evaluate is the one used. A failed send is retried on the webhook
- * schedule and given up, with an error log, after the last attempt. At least once: the row
- * is deleted right after the server took the message, and a crash in between sends it again.
+ * The `approval_email` effect evaluate records for each approval: one message to each of the
+ * tenant's confirmed reviewers while the request is still pending, each counted against the
+ * tenant's hourly cap (a message over it is not sent, nor retried). Settings and confirmations
+ * are read now, so the list as it stands is the one used. The messages go out together, so an
+ * attempt takes as long as one send and stays within the outbox lease.
+ *
+ * When some sends fail, the recipients that were done are kept in the payload and the rest are
+ * retried on the webhook schedule, then given up with an error log. At least once per
+ * recipient: a crash between the server taking a message and the row's update sends it again.
  */
 export async function sendApprovalEmail(deps: Deps, effect: DueEffect): Promise<void> {
   const { db } = deps.database;
-  const { approval_id: approvalId } = effect.payload as { approval_id: string };
+  const { approval_id: approvalId, recipients_done: done = [] } = effect.payload as unknown as ApprovalEmailPayload;
   // A stray duplicate of a run that already sent the message, gave up or recorded this attempt.
   if (!(await isAttemptDue(db, effect))) return;
 
@@ -27,23 +40,34 @@ export async function sendApprovalEmail(deps: Deps, effect: DueEffect): Promise<
     notificationSettingsOf(db, effect.tenantId),
   ]);
   const stillAsked = pending?.approval.status === 'pending' && pending.approval.expiresAt > deps.clock.now();
+  const recipients = (await confirmedAmong(db, effect.tenantId, settings.reviewerEmails)).filter(
+    (address) => !done.includes(address.toLowerCase()),
+  );
   // Decided or expired meanwhile, or e-mail switched off since: there is nobody to ask.
-  if (!stillAsked || !settings.emailEnabled || settings.reviewerEmails.length === 0) return completeEffect(db, effect.id);
+  if (!stillAsked || !settings.emailEnabled || recipients.length === 0) return completeEffect(db, effect.id);
 
   const message = approvalEmail({ approval: pending.approval, agentName: pending.agentName, publicUrl: deps.publicUrl });
-  const error = await failureOf(deps.mailer.send({ to: settings.reviewerEmails, ...message }));
-  if (error === null) return completeEffect(db, effect.id);
+  const failures = await Promise.all(
+    recipients.map(async (to) => ((await admitMail(deps, effect.tenantId)) ? failureOf(deps.mailer.send({ to, ...message })) : null)),
+  );
+  const failed = recipients.filter((_to, i) => failures[i] !== null);
+  if (failed.length === 0) return completeEffect(db, effect.id);
 
-  const next = await recordFailedAttempt(db, effect, { error, retryDelaysMs: deps.webhooks.retryDelaysMs, now: deps.clock.now() });
-  if (next.status === 'failed') deps.mailer.reportUndelivered({ tenantId: effect.tenantId, approvalId, attempts: next.attempts, error });
-}
-
-/** Null when the send succeeded, else why it failed. */
-async function failureOf(sending: Promise<void>): Promise<string | null> {
-  try {
-    await sending;
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
+  const error = failures.find((failure) => failure !== null)!;
+  const progress = { recipients_done: [...done, ...recipients.filter((_to, i) => failures[i] === null).map((to) => to.toLowerCase())] };
+  const next = await recordFailedAttempt(db, effect, {
+    error,
+    retryDelaysMs: deps.webhooks.retryDelaysMs,
+    now: deps.clock.now(),
+    progress,
+  });
+  if (next.status === 'failed')
+    deps.mailer.reportUndelivered({
+      kind: 'approval',
+      tenantId: effect.tenantId,
+      approvalId,
+      recipients: failed.length,
+      attempts: next.attempts,
+      error,
+    });
 }

@@ -1,17 +1,26 @@
-/** One e-mail: the same content as plain text and as HTML, sent once to every address in `to`. */
+import type { Plan } from '../limits/tenant-plan-cache.js';
+
+/**
+ * One e-mail to one recipient: the same content as plain text and as HTML. One address per
+ * message, so that no recipient ever sees another's.
+ */
 export interface MailMessage {
-  to: readonly string[];
+  to: string;
   subject: string;
   text: string;
   html: string;
 }
 
-/** A message the domain stopped trying to send, for the operators' log. */
-export interface UndeliveredMail {
+/** Mail the domain stopped trying to send, for the operators' log. Never names an address. */
+export type UndeliveredMail =
+  | { kind: 'approval'; tenantId: string; approvalId: string; recipients: number; attempts: number; error: string }
+  | { kind: 'confirmation'; tenantId: string; attempts: number; error: string };
+
+/** A tenant's mail reached its plan's hourly cap: what it is over, never to whom. */
+export interface CappedMail {
   tenantId: string;
-  approvalId: string;
-  attempts: number;
-  error: string;
+  plan: Plan;
+  perHour: number;
 }
 
 /**
@@ -24,6 +33,18 @@ export interface Mailer {
    * error's message says why (a refusal code, a timeout) and never quotes credentials.
    */
   send(message: MailMessage): Promise<void>;
-  /** Logs that a message was given up after its last attempt: nobody else will notice. */
+  /** Logs that mail was given up after its last attempt: nobody else will notice. */
   reportUndelivered(mail: UndeliveredMail): void;
+  /** Logs that a tenant's mail is over its hourly cap; the domain calls it once per tenant per hour. */
+  reportCapped(capped: CappedMail): void;
+}
+
+/** Null when the send succeeded, else why it failed. */
+export async function failureOf(sending: Promise<void>): Promise<string | null> {
+  try {
+    await sending;
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }

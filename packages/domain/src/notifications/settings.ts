@@ -4,11 +4,17 @@ import { notificationSettings, type Executor } from '@agov/db';
 import type { Principal } from '../access.js';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
+import { requestConfirmations, unconfirmedAmong } from './confirmations.js';
 
 /** Whether approval e-mails go out, and to whom. */
 export interface NotificationSettings {
   emailEnabled: boolean;
   reviewerEmails: string[];
+}
+
+/** The settings as an admin sees them: also which listed addresses still await their owner's confirmation. */
+export interface NotificationSettingsView extends NotificationSettings {
+  unconfirmedEmails: string[];
 }
 
 export interface NotificationSettingsInput {
@@ -19,8 +25,12 @@ export interface NotificationSettingsInput {
 /** What a tenant that never saved its settings has: e-mail off, nobody listed. */
 const NEVER_SAVED: NotificationSettings = { emailEnabled: false, reviewerEmails: [] };
 
-export async function getNotificationSettings(deps: Deps, principal: Principal): Promise<NotificationSettings> {
-  return notificationSettingsOf(deps.database.db, principal.tenantId);
+export async function getNotificationSettings(deps: Deps, principal: Principal): Promise<NotificationSettingsView> {
+  return viewOf(deps.database.db, principal.tenantId, await notificationSettingsOf(deps.database.db, principal.tenantId));
+}
+
+async function viewOf(executor: Executor, tenantId: string, settings: NotificationSettings): Promise<NotificationSettingsView> {
+  return { ...settings, unconfirmedEmails: await unconfirmedAmong(executor, tenantId, settings.reviewerEmails) };
 }
 
 /** The tenant's settings as stored now, or the defaults. */
@@ -35,28 +45,31 @@ export async function notificationSettingsOf(executor: Executor, tenantId: strin
 /**
  * Replaces both settings. An address listed twice, in any letter case, is kept once as first
  * written. Switching e-mail on with nobody to send it to is refused: it would look enabled
- * and send nothing.
+ * and send nothing. Each listed address not confirmed for this tenant is asked to confirm, in
+ * the same transaction (see confirmations.ts).
  */
 export async function saveNotificationSettings(
   deps: Deps,
   principal: Principal,
   input: NotificationSettingsInput,
-): Promise<NotificationSettings> {
+): Promise<NotificationSettingsView> {
   const reviewerEmails = withoutDuplicates(input.reviewer_emails);
   if (input.email_enabled && reviewerEmails.length === 0) {
     const message = 'must list at least one address when email_enabled is true';
     throw new AppError('validation_error', `Invalid body: reviewer_emails ${message}`, { fields: [{ field: 'reviewer_emails', message }] });
   }
-  const saved = { emailEnabled: input.email_enabled, reviewerEmails, updatedAt: deps.clock.now() };
-  const [row] = await transactionInvalidating(deps, (tx, invalidate) => {
+  const now = deps.clock.now();
+  const saved = { emailEnabled: input.email_enabled, reviewerEmails, updatedAt: now };
+  return transactionInvalidating(deps, async (tx, invalidate) => {
     invalidate({ kind: 'effect_audience', id: principal.tenantId });
-    return tx
+    const [row] = await tx
       .insert(notificationSettings)
       .values({ tenantId: principal.tenantId, ...saved })
       .onConflictDoUpdate({ target: notificationSettings.tenantId, set: saved })
       .returning({ emailEnabled: notificationSettings.emailEnabled, reviewerEmails: notificationSettings.reviewerEmails });
+    await requestConfirmations(tx, principal.tenantId, reviewerEmails, now);
+    return viewOf(tx, principal.tenantId, row!);
   });
-  return row!;
 }
 
 function withoutDuplicates(addresses: readonly string[]): string[] {

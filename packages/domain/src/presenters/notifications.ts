@@ -1,6 +1,7 @@
-import type { NotificationSettings } from '../notifications/settings.js';
+import type { NotificationSettingsView } from '../notifications/settings.js';
 
-export const presentNotificationSettings = (settings: NotificationSettings) => ({
+export const presentNotificationSettings = (settings: NotificationSettingsView) => ({
   email_enabled: settings.emailEnabled,
   reviewer_emails: settings.reviewerEmails,
+  unconfirmed_emails: settings.unconfirmedEmails,
 });
