@@ -74,7 +74,20 @@ export async function botIntegrationsOfTeam(
         appId === undefined ? undefined : sql`(${chatIntegrations.settings} ->> 'app_id') = ${appId}`,
       ),
     );
-  return rows.map((row) => integrationOf({ ...row, settings: openChatSettings(deps.secrets, row.tenantId, row.settings) })) as BotIntegration[];
+  return rows.map((row) =>
+    integrationOf({ ...row, settings: openChatSettings(deps.secrets, row.tenantId, row.settings) }),
+  ) as BotIntegration[];
+}
+
+/** Stored settings as the service uses them: the secrets among them opened, the rest as they are. */
+export function openChatSettings(secrets: SecretBox, tenantId: string, stored: Record<string, string>): Record<string, string> {
+  return mapSecrets(stored, (value, field) => secrets.open(value, chatSettingPlace(tenantId, field)));
+}
+
+function mapSecrets(settings: Record<string, string>, map: (value: string, field: string) => string): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(settings).map(([field, value]) => [field, CHAT_SECRET_FIELDS.has(field) ? map(value, field) : value]),
+  );
 }
 
 export async function getChatSettings(deps: Deps, principal: Principal): Promise<ChatIntegration | null> {
