@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import postgres from 'postgres';
 import { openDatabase } from '@agov/db';
 import { startCluster, type Cluster } from '../../../test/postgres-cluster.js';
+import { dropRedisPrefixes, startWorker, type Started } from '../../../test/processes.js';
 import { eventually, startReceiver } from '../../../test/receiver.js';
 import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
@@ -35,22 +37,26 @@ async function migratedDatabase(cluster: Cluster): Promise<void> {
   await database.close();
 }
 
-/** The service on `databaseUrl`, a tenant whose evaluations all wait for approval, and a receiver of their webhooks. */
-async function serviceOn(databaseUrl: string) {
+/** What the API and any worker of a test run with. */
+const serviceEnv = (databaseUrl: string) => ({
+  NODE_ENV: 'development',
+  DATABASE_URL: databaseUrl,
+  DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+  MIGRATE_ON_START: 'false',
+  OUTBOX_POLL_MS: '50',
+  WEBHOOK_TIMEOUT_MS: '2000',
+  WEBHOOK_RETRY_DELAYS_MS: '200,200,200,200',
+  // A worker that died mid-job (here: its database went away) leaves its effect leased this long.
+  OUTBOX_LEASE_MS: '2000',
+});
+
+/**
+ * The service on `databaseUrl` (dispatching effects itself, unless `env` gives it Redis), a
+ * tenant whose evaluations all wait for approval, and a receiver of their webhooks.
+ */
+async function serviceOn(databaseUrl: string, env: Record<string, string> = {}) {
   const hook = await startReceiver(200);
-  const t = await createTestApp({
-    jobs: true,
-    env: {
-      NODE_ENV: 'development',
-      DATABASE_URL: databaseUrl,
-      DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
-      OUTBOX_POLL_MS: '50',
-      WEBHOOK_TIMEOUT_MS: '2000',
-      WEBHOOK_RETRY_DELAYS_MS: '200,200,200,200',
-      // A worker that died mid-job (here: its database went away) leaves its effect leased this long.
-      OUTBOX_LEASE_MS: '2000',
-    },
-  });
+  const t = await createTestApp({ jobs: true, env: { ...serviceEnv(databaseUrl), ...env } });
   const api = client(t.app);
   const tenant = await signupTenant(t.app);
   const created = await api.post(tenant.admin, '/api/v1/webhooks', { url: hook.url, events: ['approval.requested'] });
@@ -153,8 +159,9 @@ describe('PostgreSQL stopped and started again, ten times under load', () => {
       expect(refused.body).toMatchObject({ error: 'service_unavailable', message: 'The database is unavailable; try again shortly' });
       expect(refused.retryAfter).toBe('1');
     }
-    // No request is held to the request time limit: each is answered within one connection attempt.
-    expect(longest).toBeLessThan(CONNECT_TIMEOUT_MS + 1_000);
+    // No request is held to the request time limit: each is answered within about one connection
+    // attempt (a busy machine may add a little to the 2.2-2.5 s seen).
+    expect(longest).toBeLessThan(CONNECT_TIMEOUT_MS + 2_000);
     expect(Math.max(...recoveries)).toBeLessThan(1_000);
     expect(health).toEqual(Array(OUTAGES).fill({ status: 'degraded', degraded: ['database'] }));
     expect((await t.app.inject({ method: 'GET', url: '/health' })).json()).toEqual({ status: 'ok' });
@@ -206,5 +213,51 @@ describe('a failover to a promoted standby under load', () => {
     const followed = [...logged(t, 'database reachable again'), ...logged(t, 'database server changed')];
     expect(followed.map((entry) => entry.server)).toEqual([`127.0.0.1:${standby.port}`]);
     await expectNothingLost(service, load.answers);
+  }, 180_000);
+});
+
+describe('a worker process on Redis through outages', () => {
+  const prefix = `agov-test-${randomUUID()}`;
+  let cluster: Cluster;
+  let service: Awaited<ReturnType<typeof serviceOn>>;
+  let worker: Started;
+  beforeAll(async () => {
+    cluster = await startCluster();
+    await migratedDatabase(cluster);
+    const queue = { REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_PREFIX: prefix };
+    service = await serviceOn(cluster.url('agov'), queue);
+    worker = await startWorker({ ...serviceEnv(cluster.url('agov')), ...queue });
+  }, 120_000);
+  afterAll(async () => {
+    await worker?.stop('SIGKILL');
+    await service?.t.close();
+    await service?.hook.close();
+    await cluster?.destroy();
+    await dropRedisPrefixes('redis://127.0.0.1:6379', [prefix]);
+  });
+
+  it('keeps running, says when the database goes and comes back, and delivers every webhook afterwards', async () => {
+    const { t, tenant, agentId } = service;
+    const load = steadyLoad(t, tenant, agentId);
+    for (let outage = 0; outage < 3; outage += 1) {
+      await sleep(500);
+      await cluster.stop();
+      await sleep(1_000);
+      await cluster.start();
+    }
+    await sleep(500);
+    await load.stop();
+
+    expect(worker.child.exitCode).toBeNull();
+    await expectNothingLost(service, load.answers);
+    const said = worker
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => (JSON.parse(line) as { msg: string }).msg);
+    const lost = said.filter((msg) => msg === 'database unreachable; requests that need it answer 503 until it is back');
+    expect(lost.length).toBeGreaterThan(0);
+    expect(said.filter((msg) => msg === 'database reachable again')).toHaveLength(lost.length);
+    expect(said.filter((msg) => msg.startsWith('job failed') || msg.startsWith('outbox relay: cannot'))).toEqual([]);
   }, 180_000);
 });
