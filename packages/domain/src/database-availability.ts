@@ -13,11 +13,11 @@ export interface AvailabilityEvents {
  * Whether this process can reach its database. An error that says the database is
  * unreachable (`isDatabaseUnavailable`) is a hint, not a verdict: a connection cut by a
  * restart that is already over says the same. So the hint starts a probe, which asks which
- * server answers; only when it gets no answer is the database lost, and from then on the
- * probe asks every `probeMs` until a server answers. So an outage is told once when it starts
- * and once when it ends (naming the server, which after a failover is another host), however
- * many requests failed in between, and `/health` can say so without a request of its own
- * failing first.
+ * server answers; only when none answers within `deadlineMs` is the database lost, and from
+ * then on the probe asks every `probeMs` until one does. So an outage is told once when it
+ * starts and once when it ends (naming the server, which after a failover is another host),
+ * however many requests failed in between, and `/health` can say so without a request of its
+ * own failing first.
  */
 export class DatabaseAvailability {
   private lostAt: number | null = null;
@@ -30,7 +30,7 @@ export class DatabaseAvailability {
   constructor(
     private readonly probe: () => Promise<string>,
     private readonly events: AvailabilityEvents,
-    private readonly probeMs: number,
+    private readonly timing: { probeMs: number; deadlineMs: number },
   ) {}
 
   get available(): boolean {
@@ -56,28 +56,36 @@ export class DatabaseAvailability {
 
   private check(hint: unknown): void {
     this.probing = true;
-    this.probe().then(
-      (server) => {
-        this.probing = false;
-        const previous = this.server;
-        this.server = server;
-        if (this.lostAt !== null) {
-          const downMs = Date.now() - this.lostAt;
-          this.lostAt = null;
-          this.events.regained(server, downMs);
-        } else if (previous !== null && previous !== server) {
-          this.events.moved(server, previous);
-        }
-      },
-      () => {
-        if (this.lostAt === null) {
-          this.lostAt = Date.now();
-          this.events.lost(hint);
-        }
-        if (this.closed) return;
-        this.timer = setTimeout(() => this.check(hint), this.probeMs);
-        this.timer.unref();
-      },
-    );
+    // A probe queued behind connection attempts would wait out a short outage and then succeed,
+    // and the outage would go untold: one that has not answered by the deadline has failed.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('the database did not answer the probe in time')), this.timing.deadlineMs);
+    });
+    Promise.race([this.probe(), late])
+      .finally(() => clearTimeout(timer))
+      .then(
+        (server) => {
+          this.probing = false;
+          const previous = this.server;
+          this.server = server;
+          if (this.lostAt !== null) {
+            const downMs = Date.now() - this.lostAt;
+            this.lostAt = null;
+            this.events.regained(server, downMs);
+          } else if (previous !== null && previous !== server) {
+            this.events.moved(server, previous);
+          }
+        },
+        () => {
+          if (this.lostAt === null) {
+            this.lostAt = Date.now();
+            this.events.lost(hint);
+          }
+          if (this.closed) return;
+          this.timer = setTimeout(() => this.check(hint), this.timing.probeMs);
+          this.timer.unref();
+        },
+      );
   }
 }

@@ -48,6 +48,8 @@ const FRESHNESS_WAIT_MS = 2_000;
 
 /** While the database is unreachable, how often a process asks whether it is back. */
 const DATABASE_PROBE_MS = 100;
+/** A probe not answered in this long counts as failed; a healthy server answers in milliseconds. */
+const DATABASE_PROBE_DEADLINE_MS = 500;
 
 /** Which app a process runs: it decides whether the process carries effects out. */
 export type ProcessRole = 'api' | 'worker';
@@ -108,7 +110,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       regained: (server, downMs) => options.logger.info({ server, downMs }, 'database reachable again'),
       moved: (server, previous) => options.logger.warn({ server, previous }, 'database server changed'),
     },
-    DATABASE_PROBE_MS,
+    { probeMs: DATABASE_PROBE_MS, deadlineMs: DATABASE_PROBE_DEADLINE_MS },
   );
   const deps: Deps = {
     database,
