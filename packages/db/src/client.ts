@@ -156,7 +156,8 @@ function listener(url: string, connectTimeoutS: number) {
     },
   };
   const connection = postgres(url, options);
-  const subscribe = (channel: string) => connection.unsafe(`listen "${channel.replace(/"/g, '""')}"`);
+  const quoted = (channel: string) => `"${channel.replace(/"/g, '""')}"`;
+  const subscribe = (channel: string) => connection.unsafe(`listen ${quoted(channel)}`);
   function resubscribe() {
     retry ??= setTimeout(async () => {
       try {
@@ -175,7 +176,7 @@ function listener(url: string, connectTimeoutS: number) {
       await subscribe(channel);
       return async () => {
         channels.delete(channel);
-        await connection.unsafe(`unlisten "${channel.replace(/"/g, '""')}"`).catch(() => undefined);
+        await connection.unsafe(`unlisten ${quoted(channel)}`).catch(() => undefined);
       };
     },
     async close() {

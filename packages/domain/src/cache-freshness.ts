@@ -94,6 +94,18 @@ export class CacheFreshness {
     }
   }
 
+  /** Resolves when the read under way ends, or has taken OVERTAKE_AFTER_MS; at once (next microtask) when none is. */
+  private async endOfReadInFlight(): Promise<void> {
+    const inFlight = this.readInFlight;
+    if (!inFlight) return;
+    let timer: NodeJS.Timeout | undefined;
+    const overtaken = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, OVERTAKE_AFTER_MS);
+    });
+    await Promise.race([inFlight.catch(() => undefined), overtaken]);
+    clearTimeout(timer);
+  }
+
   /** The clock's value from a read that starts after this call; one such read serves every caller waiting for it. */
   private readAfterNow(): Promise<number> {
     this.nextRead ??= (async () => {
@@ -102,12 +114,7 @@ export class CacheFreshness {
       // answered (it was starting up) would otherwise hold every request back until that
       // connection's attempt times out; a second read beside it is as correct.
       // (Always awaited, so that `nextRead` is set before it is cleared below.)
-      let timer: NodeJS.Timeout | undefined;
-      const overtaken = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, OVERTAKE_AFTER_MS);
-      });
-      await Promise.race([this.readInFlight?.catch(() => undefined), overtaken]);
-      clearTimeout(timer);
+      await this.endOfReadInFlight();
       this.nextRead = null;
       const read = this.readClock();
       this.readInFlight = read;

@@ -28,13 +28,12 @@ const RETRY_AFTER_SECONDS = 1;
  */
 export function installErrorHandling(app: FastifyInstance, deps: Pick<Deps, 'databaseAvailability'>): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    if (deps.databaseAvailability.report(error)) {
-      reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-      return send(reply, errorBody('service_unavailable', 'The database is unavailable; try again shortly', request.id));
-    }
-    const body = toErrorBody(error, request.id);
+    const databaseAway = deps.databaseAvailability.report(error);
+    const body = databaseAway
+      ? errorBody('service_unavailable', 'The database is unavailable; try again shortly', request.id)
+      : toErrorBody(error, request.id);
     if (body.status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-    if (body.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (body.status >= 500 && !databaseAway) request.log.error({ err: error }, 'request failed');
     return send(reply, body);
   });
   app.setNotFoundHandler((request, reply) =>
