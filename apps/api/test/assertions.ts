@@ -24,7 +24,7 @@ export function expectError(response: { statusCode: number; json(): unknown }, s
 
 /** Puts a stale entry in the decision-input cache, to show a change evicts it. */
 export function cacheEntryFor(t: TestApp, agentId: string) {
-  const cache = t.runtime.deps.decisionInputs;
+  const cache = t.runtime.deps.caches.decisionInputs;
   cache.set(agentId, {} as never, cache.ticket());
   expect(cache.get(agentId)).toBeDefined();
   return () => cache.get(agentId);

@@ -275,7 +275,7 @@ describe('the four provider events', () => {
 
   it('tells every process that the tenant’s plan changed, so its rate limits follow at once', async () => {
     const tenant = await signupTenant(t.app);
-    const plans = t.runtime.deps.tenantPlans;
+    const plans = t.runtime.deps.caches.tenantPlans;
     plans.set(tenant.tenantId, { plan: 'free', status: 'active', pastDueSince: null }, plans.ticket());
 
     await accept(checkoutCompleted(tenant, at(0), 'business'));

@@ -35,7 +35,7 @@ async function eventually(check: () => boolean, timeoutMs = 5_000) {
 describe('caches after the LISTEN connection is lost', () => {
   it('are cleared once the listener has subscribed again, since notifications sent meanwhile are lost', async () => {
     const decisionInputs = cacheEntryFor(t, randomUUID());
-    const apiKeys = t.runtime.deps.apiKeys;
+    const apiKeys = t.runtime.deps.caches.apiKeys;
     const keyHash = randomUUID();
     apiKeys.set(
       keyHash,

@@ -37,13 +37,13 @@ const me = (apiKey: string) => reader.get({ apiKey }, '/api/v1/auth/me');
 /** Authenticates with `apiKey` in `b` and checks that `b` now answers it from its cache, not the database. */
 async function warmKey(apiKey: string) {
   expect((await me(apiKey)).statusCode).toBe(200);
-  expect(b.runtime.deps.apiKeys.get(createHash('sha256').update(apiKey).digest('hex'))).toBeDefined();
+  expect(b.runtime.deps.caches.apiKeys.get(createHash('sha256').update(apiKey).digest('hex'))).toBeDefined();
 }
 
 /** Evaluates the fixture action in `b`, which caches the agent's decision inputs there. */
 async function warmDecisionInputs(tenant: Tenant, agentId: string, decision: string) {
   expect((await evaluate(b.app, tenant, action(agentId))).json().decision).toBe(decision);
-  expect(b.runtime.deps.decisionInputs.get(agentId)).toBeDefined();
+  expect(b.runtime.deps.caches.decisionInputs.get(agentId)).toBeDefined();
 }
 
 describe('API keys cached in another instance', () => {
@@ -123,7 +123,7 @@ describe("a tenant's effect audience cached in another instance", () => {
   it("an endpoint created in one instance receives the other's next evaluation", async () => {
     const { tenant, agent } = await tenantWithPolicy(a.app, 'allow');
     await warmDecisionInputs(tenant, agent.id, 'allow');
-    expect(b.runtime.deps.effectAudiences.get(tenant.tenantId)?.webhookEvents).toEqual(new Set());
+    expect(b.runtime.deps.caches.effectAudiences.get(tenant.tenantId)?.webhookEvents).toEqual(new Set());
     expect(await auditFanOuts(tenant)).toEqual([]);
 
     const created = await writer.post(tenant.admin, '/api/v1/webhooks', { url: 'https://93.184.215.14/audit', events: ['audit.event'] });

@@ -6,9 +6,8 @@ import postgres from 'postgres';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { expect, inject } from 'vitest';
 import { loadConfig, type Config } from '@agov/config';
-import { INVALIDATION_CHANNEL, type Clock, type Invalidation } from '@agov/domain';
+import { announceInvalidations, type Clock, type Invalidation } from '@agov/domain';
 import type { Database, Tx } from '@agov/db';
-import { sql } from 'drizzle-orm';
 import { createLogger, createRuntime, type Runtime } from '@agov/runtime';
 import { buildApp } from '../src/app.js';
 import { TEST_ENV } from '../../../test/processes.js';
@@ -213,11 +212,6 @@ export async function sessionWithRole(
 export async function commitInvalidation(database: Database, change: Invalidation, work?: (tx: Tx) => Promise<unknown>): Promise<void> {
   await database.db.transaction(async (tx) => {
     await work?.(tx);
-    const [clock] = await database.rows<{ seq: string }>(
-      sql`insert into cache_invalidation_clock (id, seq) values (true, 1)
-          on conflict (id) do update set seq = cache_invalidation_clock.seq + 1 returning seq`,
-      tx,
-    );
-    await tx.execute(sql`select pg_notify(${INVALIDATION_CHANNEL}, ${JSON.stringify({ seq: Number(clock!.seq), changes: [change] })})`);
+    await announceInvalidations(tx, [change]);
   });
 }

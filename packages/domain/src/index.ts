@@ -1,31 +1,22 @@
 // Wiring: what the runtime builds once and passes to every domain call.
-export { ApiKeyCache } from './identity/api-key-cache.js';
-export { systemClock, type Clock } from './clock.js';
-export type { Deps } from './deps.js';
-export { CacheFreshness } from './cache-freshness.js';
-export { DatabaseAvailability } from './database-availability.js';
-export { isDatabaseUnavailable } from './db-errors.js';
-export {
-  applyInvalidation,
-  INVALIDATION_CHANNEL,
-  readInvalidationClock,
-  type Invalidation,
-  type InvalidationNotice,
-} from './invalidation.js';
-export type { Observer } from './observer.js';
-export { DecisionInputsCache } from './policy/decision-inputs.js';
-export { EffectAudienceCache } from './effect-audience-cache.js';
-export { TenantPlanCache } from './limits/tenant-plan-cache.js';
+export { systemClock, type Clock } from './support/clock.js';
+export type { Deps } from './wiring/deps.js';
+export { CacheFreshness } from './caches/freshness.js';
+export { DatabaseAvailability } from './support/database-availability.js';
+export { isDatabaseUnavailable } from './support/db-errors.js';
+export { clearCaches, createCaches, type Caches, type Invalidation } from './caches/caches.js';
+export { announceInvalidations, listenForInvalidations, readInvalidationClock } from './caches/invalidation.js';
+export type { Observer } from './support/observer.js';
 
 // Secrets at rest: the box that seals stored secrets, and their re-encryption under a new key.
 export { secretBox, type SecretBox } from './secrets-at-rest/secret-box.js';
 export { resealStoredSecrets, secretsStored } from './secrets-at-rest/rotation.js';
 
 // Errors: the spec's error codes and the HTTP status each maps to.
-export { AppError, codeToStatus, type ErrorCode } from './errors.js';
+export { AppError, codeToStatus, type ErrorCode } from './support/errors.js';
 
 // Access and identity: who is calling, what they may do, and their accounts and keys.
-export { authorize, ROLES, SCOPES, type Access, type Principal } from './access.js';
+export { authorize, ROLES, SCOPES, type Access, type Principal } from './access/access.js';
 export { login, signup, whoAmI } from './identity/accounts.js';
 export { authenticateApiKey, createApiKey, deleteApiKey, listApiKeys, rotateApiKey } from './identity/api-keys.js';
 export { developmentPrincipal, endSession, resolveSession } from './identity/sessions.js';
@@ -85,12 +76,12 @@ export { expireOnSchedule } from './approvals/scheduled-expiry.js';
 // Traces and exports: reading and verifying traces, recording outcomes, bulk export.
 export { exportAuditEvents, exportTraces } from './exports/exports.js';
 export { csvChunks, jsonArrayChunks } from './exports/formats.js';
-export { dayOf, instantOf, timeRange, type TimeRange } from './time-range.js';
+export { dayOf, instantOf, timeRange, type TimeRange } from './support/time-range.js';
 export { recordOutcome } from './traces/outcome.js';
 export { getTrace, listTraces, verifyTrace } from './traces/traces.js';
 
 // Webhooks and the outbox: endpoints, deliveries, and the jobs that send them.
-export { DELIVERIES_PER_EFFECT, WEBHOOK_EVENTS, type DueEffect, type EffectKind } from './outbox.js';
+export { DELIVERIES_PER_EFFECT, WEBHOOK_EVENTS, type DueEffect, type EffectKind } from './outbox/outbox.js';
 export { announceAuditBatches } from './webhooks/audit-batch.js';
 export { EndpointBreaker } from './webhooks/breaker.js';
 export { deliverWebhooks } from './webhooks/deliver.js';

@@ -2,22 +2,18 @@ import { ConfigError, type Config } from '@agov/config';
 import { bullmqBackend, InProcessBackend, startDispatch, type Dispatch, type JobBackend } from '@agov/jobs';
 import { openDatabase, type Database } from '@agov/db';
 import {
-  ApiKeyCache,
-  applyInvalidation,
   CacheFreshness,
+  clearCaches,
+  createCaches,
   DatabaseAvailability,
-  DecisionInputsCache,
-  EffectAudienceCache,
   EndpointBreaker,
   deliveryStore,
   evaluationWriter,
-  INVALIDATION_CHANNEL,
+  listenForInvalidations,
   readInvalidationClock,
   systemClock,
-  TenantPlanCache,
   type Clock,
   type Deps,
-  type InvalidationNotice,
 } from '@agov/domain';
 import type { Logger } from 'pino';
 import { createMailer } from './mailer.js';
@@ -92,17 +88,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   const metrics = createMetrics(database, options.logger);
   const counters = await createRateCounters(config, options.logger);
 
-  const apiKeys = new ApiKeyCache();
-  const decisionInputs = new DecisionInputsCache();
-  const tenantPlans = new TenantPlanCache();
-  const effectAudiences = new EffectAudienceCache();
-  const dropCaches = () => {
-    apiKeys.clear();
-    decisionInputs.clear();
-    tenantPlans.clear();
-    effectAudiences.clear();
-  };
-  const freshness = new CacheFreshness(() => readInvalidationClock(database), { waitMs: FRESHNESS_WAIT_MS, dropCaches });
+  const caches = createCaches();
+  const freshness = new CacheFreshness(() => readInvalidationClock(database), {
+    waitMs: FRESHNESS_WAIT_MS,
+    dropCaches: () => clearCaches(caches),
+  });
   const databaseAvailability = new DatabaseAvailability(
     () => database.server(),
     {
@@ -116,8 +106,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     database,
     databaseAvailability,
     clock: options.clock ?? systemClock,
-    apiKeys,
-    decisionInputs,
+    caches,
     // An embedded database belongs to this one process, which applies its own invalidations at commit.
     freshness: database.driver === 'pglite' ? { ensure: async () => {} } : freshness,
     evaluations: evaluationWriter(database, EVALUATION_WRITES),
@@ -135,28 +124,18 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     },
     mailer: createMailer(config, options.logger),
     chat: createChat(config, options.logger),
-    tenantPlans,
-    effectAudiences,
     rateLimits: { counters, perMinute: config.rateLimits },
     billing: createBilling(config, options.logger),
     observe: metrics.observer,
   };
 
-  const stopListening = await database.listen(
-    INVALIDATION_CHANNEL,
-    (payload) => {
-      const notice = parseNotice(payload);
-      if (!notice) return options.logger.warn({ payload }, 'ignored malformed cache invalidation');
-      for (const change of notice.changes) applyInvalidation(deps, change);
-      freshness.heard(notice.seq);
-    },
-    () => {
-      // Invalidations sent while the listening connection was down never arrive, so a
-      // deleted key or a suspended agent would stay usable until its entry's TTL ran out.
-      options.logger.warn('cache invalidation listener reconnected; clearing the caches');
-      freshness.resynchronize().catch((err) => options.logger.error({ err }, 'could not read the cache invalidation clock'));
-    },
-  );
+  const stopListening = await listenForInvalidations(database, caches, freshness, {
+    malformed: (payload) => options.logger.warn({ payload }, 'ignored malformed cache invalidation'),
+    // Invalidations sent while the listening connection was down never arrive, so a deleted
+    // key or a suspended agent would stay usable until its entry's TTL ran out.
+    resubscribed: () => options.logger.warn('cache invalidation listener reconnected; clearing the caches'),
+    clockUnread: (err) => options.logger.error({ err }, 'could not read the cache invalidation clock'),
+  });
   await freshness.start();
   const server = await database.server();
   databaseAvailability.connected(server);
@@ -212,15 +191,6 @@ function jobBackendFor(config: Config, role: ProcessRole, logger: Logger): JobBa
     return bullmqBackend({ redisUrl: config.redisUrl, prefix: config.queuePrefix, leaseMs: config.outboxLeaseMs, logger });
   }
   return config.redisUrl ? null : new InProcessBackend(logger);
-}
-
-function parseNotice(payload: string): InvalidationNotice | null {
-  try {
-    const notice = JSON.parse(payload) as InvalidationNotice;
-    return Number.isInteger(notice.seq) && Array.isArray(notice.changes) ? notice : null;
-  } catch {
-    return null;
-  }
 }
 
 export { createLogger } from './logger.js';

@@ -1,10 +1,10 @@
 import { and, desc, eq, type SQL } from 'drizzle-orm';
 import { agents, type AuthorizedIntegration, type AgentRow } from '@agov/db';
-import { actorName, identityOf, type Principal } from '../access.js';
-import type { Deps } from '../deps.js';
-import { notFound } from '../errors.js';
-import { transactionInvalidating } from '../invalidation.js';
-import { pageOf, type Page, type Paged } from '../pagination.js';
+import { actorName, identityOf, type Principal } from '../access/access.js';
+import type { CoreDeps } from '../caches/caches.js';
+import { notFound } from '../support/errors.js';
+import { transactionInvalidating } from '../caches/invalidation.js';
+import { pageOf, type Page, type Paged } from '../support/pagination.js';
 import { textSearch } from './search.js';
 import type { AgentEnvironment, AuthorityModel, AutonomyTier, DelegationModel, IdentityMode, LifecycleState } from './vocabulary.js';
 
@@ -68,7 +68,7 @@ function toColumns(input: AgentPatch): Partial<AgentColumns> {
 export const agentInTenant = (principal: Principal, id: string): SQL => and(eq(agents.id, id), eq(agents.tenantId, principal.tenantId))!;
 
 /** Records who created the agent as authenticated, beside the `created_by` the caller wrote (separation of duties). */
-export async function createAgent(deps: Deps, principal: Principal, input: AgentInput): Promise<AgentRow> {
+export async function createAgent(deps: CoreDeps, principal: Principal, input: AgentInput): Promise<AgentRow> {
   const [row] = await deps.database.db
     .insert(agents)
     .values({ ...toColumns(input), tenantId: principal.tenantId, createdByIdentity: identityOf(principal), createdAt: deps.clock.now() })
@@ -76,7 +76,7 @@ export async function createAgent(deps: Deps, principal: Principal, input: Agent
   return row!;
 }
 
-export async function listAgents(deps: Deps, principal: Principal, filters: AgentFilters, page: Page): Promise<Paged<AgentRow>> {
+export async function listAgents(deps: CoreDeps, principal: Principal, filters: AgentFilters, page: Page): Promise<Paged<AgentRow>> {
   const { db } = deps.database;
   const where = and(
     eq(agents.tenantId, principal.tenantId),
@@ -89,7 +89,7 @@ export async function listAgents(deps: Deps, principal: Principal, filters: Agen
   return pageOf(db, agents, where, [desc(agents.createdAt), desc(agents.id)], page);
 }
 
-export async function getAgent(deps: Deps, principal: Principal, id: string): Promise<AgentRow> {
+export async function getAgent(deps: CoreDeps, principal: Principal, id: string): Promise<AgentRow> {
   const [row] = await deps.database.db.select().from(agents).where(agentInTenant(principal, id));
   if (!row) throw notFound('Agent');
   return row;
@@ -99,7 +99,7 @@ export async function getAgent(deps: Deps, principal: Principal, id: string): Pr
  * Changes only the given fields. `modified_at` and `modified_by` say who last changed the
  * profile: when the caller does not state them, they become now and the caller.
  */
-export async function updateAgent(deps: Deps, principal: Principal, id: string, patch: AgentPatch): Promise<AgentRow> {
+export async function updateAgent(deps: CoreDeps, principal: Principal, id: string, patch: AgentPatch): Promise<AgentRow> {
   const columns = toColumns(patch);
   columns.modifiedAt ??= deps.clock.now();
   columns.modifiedBy ??= actorName(principal);

@@ -1,10 +1,10 @@
 import { and, inArray } from 'drizzle-orm';
 import { agents, type AgentRow } from '@agov/db';
-import { actorName, type Principal } from '../access.js';
-import type { Deps } from '../deps.js';
-import { AppError, notFound } from '../errors.js';
-import { transactionInvalidating } from '../invalidation.js';
-import { recordEffects, type Effect } from '../outbox.js';
+import { actorName, type Principal } from '../access/access.js';
+import type { CoreDeps } from '../caches/caches.js';
+import { AppError, notFound } from '../support/errors.js';
+import { transactionInvalidating } from '../caches/invalidation.js';
+import { recordEffects, type Effect } from '../outbox/outbox.js';
 import { presentAgent } from '../presenters/agents.js';
 import { agentInTenant } from './agents.js';
 import type { LifecycleState } from './vocabulary.js';
@@ -45,7 +45,7 @@ export const AGENT_TRANSITIONS = {
 
 export type LifecycleAction = keyof typeof AGENT_TRANSITIONS;
 
-export async function moveAgent(deps: Deps, principal: Principal, id: string, action: LifecycleAction): Promise<AgentRow> {
+export async function moveAgent(deps: CoreDeps, principal: Principal, id: string, action: LifecycleAction): Promise<AgentRow> {
   const transition: Transition = AGENT_TRANSITIONS[action];
   const now = deps.clock.now();
   return transactionInvalidating(deps, async (tx, invalidate) => {

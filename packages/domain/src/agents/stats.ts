@@ -1,7 +1,7 @@
 import { and, count, desc, eq, gte } from 'drizzle-orm';
 import { approvalRequests, traces, type AgentRow } from '@agov/db';
-import type { Principal } from '../access.js';
-import type { Deps } from '../deps.js';
+import type { Principal } from '../access/access.js';
+import type { CoreDeps } from '../caches/caches.js';
 import { getAgent } from './agents.js';
 
 const RECENT_TRACES = 5;
@@ -32,7 +32,7 @@ export interface AgentWithStats {
 }
 
 /** The agent with what its detail view shows: recent traces, approval counts and decisions of the last day. */
-export async function getAgentWithStats(deps: Deps, principal: Principal, id: string): Promise<AgentWithStats> {
+export async function getAgentWithStats(deps: CoreDeps, principal: Principal, id: string): Promise<AgentWithStats> {
   const { db } = deps.database;
   const ofAgent = and(eq(traces.tenantId, principal.tenantId), eq(traces.agentId, id));
   const since = new Date(deps.clock.now().getTime() - DAY_MS);

@@ -1,9 +1,9 @@
 import { and, count, desc, eq, type SQL } from 'drizzle-orm';
 import { agents, approvalRequests, traces, type ApprovalRow } from '@agov/db';
-import type { Principal } from '../access.js';
-import type { Deps } from '../deps.js';
-import { notFound } from '../errors.js';
-import { pageOf, type Page, type Paged } from '../pagination.js';
+import type { Principal } from '../access/access.js';
+import type { CoreDeps } from '../caches/caches.js';
+import { notFound } from '../support/errors.js';
+import { pageOf, type Page, type Paged } from '../support/pagination.js';
 import { expireApproval } from './decisions.js';
 import type { ApprovalDetail } from '../presenters/approvals.js';
 
@@ -14,7 +14,12 @@ export interface ApprovalFilters {
   agent_id?: string;
 }
 
-export async function listApprovals(deps: Deps, principal: Principal, filters: ApprovalFilters, page: Page): Promise<Paged<ApprovalRow>> {
+export async function listApprovals(
+  deps: CoreDeps,
+  principal: Principal,
+  filters: ApprovalFilters,
+  page: Page,
+): Promise<Paged<ApprovalRow>> {
   const conditions: SQL[] = [eq(approvalRequests.tenantId, principal.tenantId)];
   if (filters.status) conditions.push(eq(approvalRequests.status, filters.status));
   if (filters.agent_id) conditions.push(eq(approvalRequests.agentId, filters.agent_id));
@@ -28,7 +33,7 @@ export async function listApprovals(deps: Deps, principal: Principal, filters: A
 }
 
 /** How many of the tenant's requests have this status; all of them without one. */
-export async function countApprovals(deps: Deps, principal: Principal, status?: ApprovalStatus): Promise<number> {
+export async function countApprovals(deps: CoreDeps, principal: Principal, status?: ApprovalStatus): Promise<number> {
   const conditions: SQL[] = [eq(approvalRequests.tenantId, principal.tenantId)];
   if (status) conditions.push(eq(approvalRequests.status, status));
   const [counted] = await deps.database.db
@@ -42,14 +47,14 @@ export async function countApprovals(deps: Deps, principal: Principal, status?: 
  * One request as it stands now. A request read after its `expires_at` that the sweep has
  * not reached yet is expired first, so a client polling it never waits on a dead worker.
  */
-export async function getApproval(deps: Deps, principal: Principal, id: string): Promise<ApprovalRow> {
+export async function getApproval(deps: CoreDeps, principal: Principal, id: string): Promise<ApprovalRow> {
   const approval = await findApproval(deps, principal, id);
   if (approval.status !== 'pending' || approval.expiresAt > deps.clock.now()) return approval;
   await expireApproval(deps, principal.tenantId, id);
   return findApproval(deps, principal, id);
 }
 
-async function findApproval(deps: Deps, principal: Principal, id: string): Promise<ApprovalRow> {
+async function findApproval(deps: CoreDeps, principal: Principal, id: string): Promise<ApprovalRow> {
   const [approval] = await deps.database.db
     .select()
     .from(approvalRequests)
@@ -59,7 +64,7 @@ async function findApproval(deps: Deps, principal: Principal, id: string): Promi
 }
 
 /** The request with the agent that asked and the trace it belongs to. */
-export async function getApprovalDetail(deps: Deps, principal: Principal, id: string): Promise<ApprovalDetail> {
+export async function getApprovalDetail(deps: CoreDeps, principal: Principal, id: string): Promise<ApprovalDetail> {
   const approval = await getApproval(deps, principal, id);
   const { db } = deps.database;
   const [[agent], [trace]] = await Promise.all([

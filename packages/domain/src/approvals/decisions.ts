@@ -1,11 +1,11 @@
 import { and, asc, eq, gt, lte } from 'drizzle-orm';
 import { agents, approvalRequests, type Tx, type ApprovalRow, type TraceRow } from '@agov/db';
-import { deciderName, type Principal } from '../access.js';
+import { deciderName, type Principal } from '../access/access.js';
 import type { NewEvent } from '../audit/chain-events.js';
-import { cardUpdatesFor } from '../chat/card-updates.js';
-import type { Deps } from '../deps.js';
-import { AppError, notFound } from '../errors.js';
-import { recordEffects } from '../outbox.js';
+import { cardUpdatesFor } from './card-updates.js';
+import type { CoreDeps } from '../caches/caches.js';
+import { AppError, notFound } from '../support/errors.js';
+import { recordEffects } from '../outbox/outbox.js';
 import { presentApproval } from '../presenters/approvals.js';
 import { appendToTrace, lockTrace } from '../traces/chain.js';
 import { decisionEvents, expiryEvents, VERDICTS, type Verdict } from './decision-events.js';
@@ -25,7 +25,7 @@ const inTenant = (tenantId: string, id: string) => and(eq(approvalRequests.id, i
  * Approving needs the agent active (`agentMayBeApproved`); denying is always allowed.
  */
 export async function decideApproval(
-  deps: Deps,
+  deps: CoreDeps,
   principal: Principal,
   id: string,
   verdict: Verdict,
@@ -86,7 +86,7 @@ async function agentMayBeApproved(tx: Tx, tenantId: string, id: string, now: Dat
 }
 
 /** Why a decision found nothing pending to move; a request found overdue is expired first. */
-async function refusal(deps: Deps, tenantId: string, id: string, now: Date): Promise<AppError> {
+async function refusal(deps: CoreDeps, tenantId: string, id: string, now: Date): Promise<AppError> {
   const [current] = await deps.database.db.select().from(approvalRequests).where(inTenant(tenantId, id));
   if (!current) return notFound('Approval request');
   if (current.status === 'pending' && current.expiresAt <= now) {
@@ -106,7 +106,7 @@ async function refusal(deps: Deps, tenantId: string, id: string, now: Date): Pro
  * trace is closed as `expired`, and `approval.expired` is recorded. Idempotent: a request
  * already decided or expired, or not yet due, is left alone. Returns whether it moved.
  */
-export async function expireApproval(deps: Deps, tenantId: string, id: string): Promise<boolean> {
+export async function expireApproval(deps: CoreDeps, tenantId: string, id: string): Promise<boolean> {
   const now = deps.clock.now();
   return deps.database.db.transaction(async (tx) => {
     const [approval] = await tx
@@ -131,7 +131,7 @@ export async function expireApproval(deps: Deps, tenantId: string, id: string): 
 }
 
 /** Expires every due request, oldest first, at most `batch` of them; returns how many moved. */
-export async function expireDueApprovals(deps: Deps, batch = 500): Promise<number> {
+export async function expireDueApprovals(deps: CoreDeps, batch = 500): Promise<number> {
   const due = await deps.database.db
     .select({ id: approvalRequests.id, tenantId: approvalRequests.tenantId })
     .from(approvalRequests)

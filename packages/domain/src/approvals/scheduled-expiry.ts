@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { approvalRequests } from '@agov/db';
-import type { Deps } from '../deps.js';
-import { completeEffect, postponeEffect, type DueEffect } from '../outbox.js';
+import type { CoreDeps } from '../caches/caches.js';
+import { completeEffect, postponeEffect, type DueEffect } from '../outbox/outbox.js';
 import { expireApproval } from './decisions.js';
 
 /**
@@ -9,7 +9,7 @@ import { expireApproval } from './decisions.js';
  * decided meanwhile is left alone; one this process's clock does not yet see as due is
  * looked at again at its `expires_at`.
  */
-export async function expireOnSchedule(deps: Deps, row: DueEffect): Promise<void> {
+export async function expireOnSchedule(deps: CoreDeps, row: DueEffect): Promise<void> {
   const { approval_id: approvalId } = row.payload as { approval_id: string };
   if (!(await expireApproval(deps, row.tenantId, approvalId))) {
     const [approval] = await deps.database.db

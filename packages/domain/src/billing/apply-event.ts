@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { billingEvents, subscriptions, type SubscriptionRow, type Tx } from '@agov/db';
-import type { Deps } from '../deps.js';
-import { AppError } from '../errors.js';
-import { transactionInvalidating } from '../invalidation.js';
+import type { BillingDeps } from './deps.js';
+import { AppError } from '../support/errors.js';
+import { transactionInvalidating } from '../caches/invalidation.js';
 import { type EventSubject, readProviderEvent } from './events.js';
 
 /** What became of a delivered event; the route logs it, the provider only needs the 200. */
@@ -29,7 +29,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * the subscription row (so two events of one tenant apply one after the other), and writes
  * the change together with the event's `created`, against which later arrivals are compared.
  */
-export async function receiveProviderEvent(deps: Deps, rawBody: Buffer, signature: string | undefined): Promise<EventReceipt> {
+export async function receiveProviderEvent(deps: BillingDeps, rawBody: Buffer, signature: string | undefined): Promise<EventReceipt> {
   if (!deps.billing.verifyEvent)
     throw new AppError('billing_not_configured', 'Billing webhook not configured: STRIPE_WEBHOOK_SECRET is unset');
   const event = deps.billing.verifyEvent(rawBody, signature, deps.clock.now());

@@ -1,18 +1,18 @@
-import type { Principal } from '../access.js';
-import type { Deps } from '../deps.js';
-import { AppError } from '../errors.js';
+import type { Principal } from '../access/access.js';
+import type { BillingDeps } from './deps.js';
+import { AppError } from '../support/errors.js';
 import type { CheckoutPlan, PaymentProvider } from './provider.js';
 import { tenantSubscription } from './status.js';
 
 /** The dashboard page people return to from the provider's hosted pages. */
-const billingPage = (deps: Deps) => `${deps.publicUrl}/settings/billing`;
+const billingPage = (deps: BillingDeps) => `${deps.publicUrl}/settings/billing`;
 
 /**
  * A hosted checkout for a subscription to `plan`. The session carries the tenant and the
  * plan, also into the subscription it creates, so that the provider's events find the
  * tenant again (see events.ts).
  */
-export async function startCheckout(deps: Deps, principal: Principal, plan: CheckoutPlan): Promise<{ url: string }> {
+export async function startCheckout(deps: BillingDeps, principal: Principal, plan: CheckoutPlan): Promise<{ url: string }> {
   const provider = configuredProvider(deps);
   const priceId = deps.billing.prices[plan];
   if (!priceId) throw new AppError('billing_not_configured', `The ${plan} plan has no price configured`);
@@ -33,14 +33,14 @@ export async function startCheckout(deps: Deps, principal: Principal, plan: Chec
 }
 
 /** The provider's customer portal (plan changes, payment methods, invoices, cancellation). */
-export async function openPortal(deps: Deps, principal: Principal): Promise<{ url: string }> {
+export async function openPortal(deps: BillingDeps, principal: Principal): Promise<{ url: string }> {
   const provider = configuredProvider(deps);
   const { providerCustomerId } = await tenantSubscription(deps, principal.tenantId);
   if (!providerCustomerId) throw new AppError('conflict', 'No billing account yet: start a checkout first');
   return provider.createPortalSession({ customerId: providerCustomerId, returnUrl: billingPage(deps) });
 }
 
-function configuredProvider(deps: Deps): PaymentProvider {
+function configuredProvider(deps: BillingDeps): PaymentProvider {
   if (!deps.billing.provider) throw new AppError('billing_not_configured', 'Payment provider not configured');
   return deps.billing.provider;
 }

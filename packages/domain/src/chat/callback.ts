@@ -1,5 +1,5 @@
-import type { Deps } from '../deps.js';
-import { AppError } from '../errors.js';
+import type { ChatDeps } from './deps.js';
+import { AppError } from '../support/errors.js';
 import { CARD_ACTIONS } from './cards.js';
 import { decideFromCard, type CardPress, type SigningIntegration } from './card-press.js';
 import { botIntegrationsOfTeam } from './settings.js';
@@ -26,7 +26,7 @@ const NO_INTEGRATION_SECRET = 'no integration of this workspace';
  * elsewhere, or naming no workspace is 403, whether or not the workspace is connected here; a
  * signed body that is not a press is 400. What the presser needs to know comes back in Slack.
  */
-export async function handleChatCallback(deps: Deps, { signature, timestamp, body }: ChatCallback): Promise<void> {
+export async function handleChatCallback(deps: ChatDeps, { signature, timestamp, body }: ChatCallback): Promise<void> {
   if (!isFreshTimestamp(timestamp, deps.clock.now()) || !isSignatureShaped(signature)) throw refused();
   const interaction = interactionOf(body);
   if (!interaction) throw refused();
@@ -86,7 +86,7 @@ function interactionOf(body: Buffer): Interaction | null {
 
 /** The named workspace's integrations whose secret signed this request, or 403. */
 async function signersOf(
-  deps: Deps,
+  deps: ChatDeps,
   { teamId, appId }: Sender,
   { signature, timestamp, body }: { signature: string; timestamp: string; body: Buffer },
 ): Promise<SigningIntegration[]> {

@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { agents, approvalRequests, chatMessages } from '@agov/db';
-import type { Deps } from '../deps.js';
-import { completeEffect, isAttemptDue, recordEffects, recordFailedAttempt, type DueEffect } from '../outbox.js';
-import { cardUpdatesFor } from './card-updates.js';
+import type { ChatDeps } from './deps.js';
+import { completeEffect, isAttemptDue, recordEffects, recordFailedAttempt, type DueEffect } from '../outbox/outbox.js';
+import { cardUpdatesFor } from '../approvals/card-updates.js';
 import { approvalCard, decidedCard, linkOnlyApprovalCard, type CardApproval } from './cards.js';
 import { postToIncomingWebhook } from './incoming-webhook.js';
 import { loadChatIntegration, type ChatIntegration } from './settings.js';
@@ -14,7 +14,7 @@ import { SlackCallError, type PostedMessage } from './slack-api.js';
  * webhook. Only while the request is pending. A failure is retried on the webhook schedule;
  * evaluate never waits for any of it.
  */
-export async function postApprovalCard(deps: Deps, effect: DueEffect): Promise<void> {
+export async function postApprovalCard(deps: ChatDeps, effect: DueEffect): Promise<void> {
   const job = await cardJob(deps, effect);
   if (!job) return;
   const { approval, integration } = job;
@@ -38,7 +38,7 @@ export async function postApprovalCard(deps: Deps, effect: DueEffect): Promise<v
 }
 
 /** Replaces a posted card with the decision (the `chat_card_update` effect), retried like a post. */
-export async function updateApprovalCard(deps: Deps, effect: DueEffect): Promise<void> {
+export async function updateApprovalCard(deps: ChatDeps, effect: DueEffect): Promise<void> {
   const job = await cardJob(deps, effect);
   if (!job) return;
   const { approval, integration, posted } = job;
@@ -61,7 +61,7 @@ interface CardJob {
 }
 
 /** What a card job needs; null (and the row retired) when there is nothing left to do. */
-async function cardJob(deps: Deps, effect: DueEffect): Promise<CardJob | null> {
+async function cardJob(deps: ChatDeps, effect: DueEffect): Promise<CardJob | null> {
   const { approval_id: approvalId } = effect.payload as { approval_id: string };
   const db = deps.database.db;
   // Finished, or this attempt recorded, by an earlier run of this same job.
@@ -86,7 +86,7 @@ async function cardJob(deps: Deps, effect: DueEffect): Promise<CardJob | null> {
  * stored, which waits for such a decision, and if it is no longer pending the update is
  * recorded here instead.
  */
-async function recordPostedCard(deps: Deps, effect: DueEffect, posted: PostedMessage): Promise<void> {
+async function recordPostedCard(deps: ChatDeps, effect: DueEffect, posted: PostedMessage): Promise<void> {
   const { approval_id: approvalId } = effect.payload as { approval_id: string };
   await deps.database.db.transaction(async (tx) => {
     await tx
@@ -106,7 +106,7 @@ async function recordPostedCard(deps: Deps, effect: DueEffect, posted: PostedMes
 }
 
 /** A failed send: due again on the webhook retry schedule, or given up after the last attempt. */
-async function failed(deps: Deps, effect: DueEffect, what: string, error: string): Promise<void> {
+async function failed(deps: ChatDeps, effect: DueEffect, what: string, error: string): Promise<void> {
   const next = await recordFailedAttempt(deps.database.db, effect, {
     error,
     retryDelaysMs: deps.webhooks.retryDelaysMs,

@@ -1,10 +1,10 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { agents, approvalRequests, users, type UserRow } from '@agov/db';
-import { identityOf, type Principal } from '../access.js';
+import { identityOf, type Principal } from '../access/access.js';
 import type { Verdict } from '../approvals/decision-events.js';
 import { decideApproval } from '../approvals/decisions.js';
-import type { Deps } from '../deps.js';
-import { AppError } from '../errors.js';
+import type { ChatDeps } from './deps.js';
+import { AppError } from '../support/errors.js';
 import { notice } from './cards.js';
 import type { BotSettings } from './settings.js';
 import { SlackCallError } from './slack-api.js';
@@ -36,7 +36,7 @@ export const SELF_APPROVAL_REFUSAL = "You cannot approve your own agent's reques
  * Slack holds for them, and may not approve requests of an agent they created (separation of
  * duties). Whatever stops a decision is explained to the presser alone, in Slack.
  */
-export async function decideFromCard(deps: Deps, owners: SigningIntegration[], press: CardPress): Promise<void> {
+export async function decideFromCard(deps: ChatDeps, owners: SigningIntegration[], press: CardPress): Promise<void> {
   const [request] = await deps.database.db
     .select({
       tenantId: approvalRequests.tenantId,
@@ -85,7 +85,7 @@ export async function decideFromCard(deps: Deps, owners: SigningIntegration[], p
 }
 
 /** A reviewer or admin of the tenant with this e-mail; viewers may not decide. */
-async function reviewerWithEmail(deps: Deps, tenantId: string, email: string): Promise<UserRow | null> {
+async function reviewerWithEmail(deps: ChatDeps, tenantId: string, email: string): Promise<UserRow | null> {
   const [user] = await deps.database.db
     .select()
     .from(users)
@@ -94,7 +94,7 @@ async function reviewerWithEmail(deps: Deps, tenantId: string, email: string): P
 }
 
 /** The presser's e-mail from Slack; null when the bot may not read it, undefined when Slack did not answer in time. */
-async function emailOf(deps: Deps, owner: SigningIntegration, press: CardPress): Promise<string | null | undefined> {
+async function emailOf(deps: ChatDeps, owner: SigningIntegration, press: CardPress): Promise<string | null | undefined> {
   const lookup = deps.chat.slack.userEmail(owner.settings.bot_token, press.user.id).catch((error: unknown) => {
     report(deps, owner, press, 'presser_lookup', error);
     return undefined;
@@ -111,7 +111,7 @@ async function emailOf(deps: Deps, owner: SigningIntegration, press: CardPress):
 }
 
 /** Why the decision was refused, in the presser's words. */
-async function refusalText(deps: Deps, tenantId: string, approvalId: string, error: AppError): Promise<string> {
+async function refusalText(deps: ChatDeps, tenantId: string, approvalId: string, error: AppError): Promise<string> {
   if (error.code === 'not_found') return 'This approval request was not found.';
   const status = error.details?.status;
   if (status === 'expired') return 'This approval request has expired; nothing was decided.';
@@ -126,14 +126,14 @@ async function refusalText(deps: Deps, tenantId: string, approvalId: string, err
 }
 
 /** An ephemeral answer, sent without holding up Slack's 3-second budget; a failure is only reported. */
-function tellPresser(deps: Deps, owner: SigningIntegration, press: CardPress, text: string): void {
+function tellPresser(deps: ChatDeps, owner: SigningIntegration, press: CardPress, text: string): void {
   if (press.channel === null) return;
   deps.chat.slack
     .postEphemeral(owner.settings.bot_token, press.channel, press.user.id, notice(text))
     .catch((error: unknown) => report(deps, owner, press, 'ephemeral', error));
 }
 
-function report(deps: Deps, owner: SigningIntegration, press: CardPress, what: string, error: unknown): void {
+function report(deps: ChatDeps, owner: SigningIntegration, press: CardPress, what: string, error: unknown): void {
   const reason = error instanceof SlackCallError ? error.message : 'unexpected error';
   deps.chat.reportFailure({ tenantId: owner.tenantId, approvalId: press.approvalId, what, error: reason, retryAt: null });
 }

@@ -1,5 +1,5 @@
-import type { Deps } from '../deps.js';
-import { AppError } from '../errors.js';
+import type { ChatDeps } from './deps.js';
+import { AppError } from '../support/errors.js';
 import { assertWebhookTarget } from '../webhooks/targets.js';
 import type { SlackMessage } from './slack-api.js';
 
@@ -8,7 +8,7 @@ import type { SlackMessage } from './slack-api.js';
  * target rules hold (checked again now, and on the address actually dialled). Returns why it
  * failed, or null when Slack took it. The URL is a secret and never appears in the reason.
  */
-export async function postToIncomingWebhook(deps: Deps, url: string, message: SlackMessage): Promise<string | null> {
+export async function postToIncomingWebhook(deps: ChatDeps, url: string, message: SlackMessage): Promise<string | null> {
   try {
     await assertWebhookTarget(url, deps.mode, 'webhook_url');
   } catch (error) {

@@ -1,10 +1,10 @@
-import { transactionInvalidating } from '../invalidation.js';
+import { transactionInvalidating } from '../caches/invalidation.js';
 import { and, eq, sql } from 'drizzle-orm';
 import { chatIntegrations } from '@agov/db';
-import type { Principal } from '../access.js';
-import type { Deps } from '../deps.js';
-import { AppError } from '../errors.js';
-import { chatSettingPlace } from '../secrets-at-rest/places.js';
+import type { Principal } from '../access/access.js';
+import type { ChatDeps } from './deps.js';
+import { AppError } from '../support/errors.js';
+import { CHAT_SECRET_FIELDS, chatSettingPlace } from '../secrets-at-rest/places.js';
 import type { SecretBox } from '../secrets-at-rest/secret-box.js';
 import { assertWebhookTarget } from '../webhooks/targets.js';
 
@@ -16,7 +16,6 @@ const MODE_FIELDS = {
   incoming_webhook: ['webhook_url'],
   bot: ['app_secret', 'bot_token', 'app_id', 'team_id', 'channel_id'],
 } as const satisfies Record<ChatMode, readonly string[]>;
-export const CHAT_SECRET_FIELDS: ReadonlySet<string> = new Set(['webhook_url', 'app_secret', 'bot_token']);
 
 export type ChatSettingField = (typeof MODE_FIELDS)[ChatMode][number];
 
@@ -45,7 +44,7 @@ export type BotIntegration = Extract<ChatIntegration, { mode: 'bot' }>;
 export type ChatSettingsInput = { mode: ChatMode; enabled: boolean } & Partial<Record<ChatSettingField, string>>;
 
 /** The tenant's integration, its secrets opened. */
-export async function loadChatIntegration(deps: Pick<Deps, 'database' | 'secrets'>, tenantId: string): Promise<ChatIntegration | null> {
+export async function loadChatIntegration(deps: Pick<ChatDeps, 'database' | 'secrets'>, tenantId: string): Promise<ChatIntegration | null> {
   const [row] = await deps.database.db.select().from(chatIntegrations).where(eq(chatIntegrations.tenantId, tenantId));
   return row ? integrationOf({ ...row, settings: openChatSettings(deps.secrets, tenantId, row.settings) }) : null;
 }
@@ -60,7 +59,7 @@ const integrationOf = (row: typeof chatIntegrations.$inferSelect) => row as unkn
  * as parameters), so the planner can prove the index applies and never reads every integration.
  */
 export async function botIntegrationsOfTeam(
-  deps: Pick<Deps, 'database' | 'secrets'>,
+  deps: Pick<ChatDeps, 'database' | 'secrets'>,
   teamId: string,
   appId: string | undefined,
 ): Promise<BotIntegration[]> {
@@ -90,7 +89,7 @@ function mapSecrets(settings: Record<string, string>, map: (value: string, field
   );
 }
 
-export async function getChatSettings(deps: Deps, principal: Principal): Promise<ChatIntegration | null> {
+export async function getChatSettings(deps: ChatDeps, principal: Principal): Promise<ChatIntegration | null> {
   return loadChatIntegration(deps, principal.tenantId);
 }
 
@@ -99,7 +98,7 @@ export async function getChatSettings(deps: Deps, principal: Principal): Promise
  * only while the mode stays the same; settings of the other mode are refused, not ignored.
  * An incoming-webhook URL must pass the webhook target rules, as webhook endpoints do.
  */
-export async function putChatSettings(deps: Deps, principal: Principal, input: ChatSettingsInput): Promise<ChatIntegration> {
+export async function putChatSettings(deps: ChatDeps, principal: Principal, input: ChatSettingsInput): Promise<ChatIntegration> {
   const stored = await loadChatIntegration(deps, principal.tenantId);
   const kept: Record<string, string> = stored?.mode === input.mode ? { ...stored.settings } : {};
   const settings = settingsOf(input, kept);

@@ -1,6 +1,6 @@
-import type { Principal } from '../access.js';
-import type { Deps } from '../deps.js';
-import { AppError } from '../errors.js';
+import type { Principal } from '../access/access.js';
+import type { ChatDeps } from './deps.js';
+import { AppError } from '../support/errors.js';
 import { testCard } from './cards.js';
 import { postToIncomingWebhook } from './incoming-webhook.js';
 import { loadChatIntegration } from './settings.js';
@@ -16,7 +16,7 @@ export interface ChatTestResult {
  * Sends the test card now, in the configured mode, and reports what happened; never retried.
  * It is sent even while the integration is disabled: an admin asked for it explicitly.
  */
-export async function sendTestChatMessage(deps: Deps, principal: Principal): Promise<ChatTestResult> {
+export async function sendTestChatMessage(deps: ChatDeps, principal: Principal): Promise<ChatTestResult> {
   const integration = await loadChatIntegration(deps, principal.tenantId);
   if (!integration) throw new AppError('conflict', 'Chat integration is not configured: save its settings first');
   const message = testCard(deps.publicUrl, deps.clock.now());

@@ -1,10 +1,10 @@
 import { and, eq } from 'drizzle-orm';
 import { agents, policyRules, type PolicyRuleRow } from '@agov/db';
-import type { Deps } from '../deps.js';
-import { notFound } from '../errors.js';
+import type { EvaluationDeps } from './deps.js';
+import { notFound } from '../support/errors.js';
 import { presentAgent } from '../presenters/agents.js';
 import { ConditionBudget } from '../policy/condition-budget.js';
-import type { DecisionInputs } from '../policy/decision-inputs.js';
+import type { DecisionInputs } from '../caches/decision-inputs.js';
 import { firstMatchingRule, orderRules, type ActionRequest, type PolicyEffect } from '../policy/matching.js';
 
 export interface Decision {
@@ -15,10 +15,10 @@ export interface Decision {
 }
 
 /** The agent and its ordered active rules, from the cache or else the database; 404 outside the tenant. */
-export async function loadDecisionInputs(deps: Deps, tenantId: string, agentId: string): Promise<DecisionInputs> {
-  let inputs = deps.decisionInputs.get(agentId);
+export async function loadDecisionInputs(deps: EvaluationDeps, tenantId: string, agentId: string): Promise<DecisionInputs> {
+  let inputs = deps.caches.decisionInputs.get(agentId);
   if (!inputs) {
-    const ticket = deps.decisionInputs.ticket();
+    const ticket = deps.caches.decisionInputs.ticket();
     const { db } = deps.database;
     const [[agent], rules] = await Promise.all([
       db.select().from(agents).where(eq(agents.id, agentId)).limit(1),
@@ -29,7 +29,7 @@ export async function loadDecisionInputs(deps: Deps, tenantId: string, agentId: 
     ]);
     if (!agent) throw notFound('Agent');
     inputs = { agent, agentView: presentAgent(agent), rules: orderRules(rules) };
-    deps.decisionInputs.set(agentId, inputs, ticket);
+    deps.caches.decisionInputs.set(agentId, inputs, ticket);
   }
   // Cached by agent id alone, so the tenant is checked on every read.
   if (inputs.agent.tenantId !== tenantId) throw notFound('Agent');
@@ -75,6 +75,6 @@ export interface EvaluationRequest extends ActionRequest {
 }
 
 /** The dry run: the same decision evaluate would make, with nothing written. */
-export async function dryRun(deps: Deps, tenantId: string, request: EvaluationRequest): Promise<Decision> {
+export async function dryRun(deps: EvaluationDeps, tenantId: string, request: EvaluationRequest): Promise<Decision> {
   return decide(await loadDecisionInputs(deps, tenantId, request.agent_id), request, {});
 }

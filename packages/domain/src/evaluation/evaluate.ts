@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalRow, TraceRow } from '@agov/db';
-import { identityOf, type Principal } from '../access.js';
+import { identityOf, type Principal } from '../access/access.js';
 import { chainEvents, EMPTY_CHAIN } from '../audit/chain-events.js';
-import type { Deps } from '../deps.js';
-import { effectAudience, effectsWithAudience } from '../effect-audience.js';
-import { outboxRows, type Effect } from '../outbox.js';
-import type { DecisionInputs } from '../policy/decision-inputs.js';
+import type { EvaluationDeps } from './deps.js';
+import { effectAudience, effectsWithAudience } from '../outbox/audience.js';
+import { outboxRows, type Effect } from '../outbox/outbox.js';
+import type { DecisionInputs } from '../caches/decision-inputs.js';
 import type { PolicyEffect } from '../policy/matching.js';
 import { riskClassification, type RiskClassification } from '../policy/risk.js';
 import { presentApproval } from '../presenters/approvals.js';
@@ -34,7 +34,7 @@ export interface EvaluationResult {
  * expiry, audit fan-out), committed together with other evaluations under way (group
  * commit, see evaluation-writer.ts). Every agent calls this before it acts.
  */
-export async function evaluate(deps: Deps, principal: Principal, input: EvaluateInput): Promise<EvaluationResult> {
+export async function evaluate(deps: EvaluationDeps, principal: Principal, input: EvaluateInput): Promise<EvaluationResult> {
   const inputs = await loadDecisionInputs(deps, principal.tenantId, input.agent_id);
   const context = input.context ?? {};
   const decision = decide(inputs, input, context);

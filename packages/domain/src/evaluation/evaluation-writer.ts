@@ -10,7 +10,7 @@ import {
   type TraceEventRow,
   type TraceRow,
 } from '@agov/db';
-import { type BatcherOptions, StatementBatcher } from '../statement-batcher.js';
+import { type BatcherOptions, StatementBatcher } from '../support/statement-batcher.js';
 
 /** Everything one evaluation writes. */
 export interface EvaluationRows {

@@ -1,10 +1,10 @@
 import { and, asc, count, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { approvalRequests, traceEvents, traces } from '@agov/db';
-import type { Principal } from '../access.js';
-import type { Deps } from '../deps.js';
-import { AppError } from '../errors.js';
+import type { Principal } from '../access/access.js';
+import type { CoreDeps } from '../caches/caches.js';
+import { AppError } from '../support/errors.js';
 import { presentAuditExportRow, presentTraceExportRow } from '../presenters/traces.js';
-import type { TimeRange } from '../time-range.js';
+import type { TimeRange } from '../support/time-range.js';
 
 /** Rows are read in pages of this many, so memory holds one page whatever the export's size. */
 const PAGE_SIZE = 1_000;
@@ -56,7 +56,7 @@ export interface TraceExportFilters extends TimeRange {
 }
 
 /** Traces started in the range, oldest first, each with its approval's decision. */
-export async function exportTraces(deps: Deps, principal: Principal, filters: TraceExportFilters, maxRows: number) {
+export async function exportTraces(deps: CoreDeps, principal: Principal, filters: TraceExportFilters, maxRows: number) {
   const { db } = deps.database;
   const { from, to } = heldAt(filters, deps.clock.now());
   const conditions: SQL[] = [eq(traces.tenantId, principal.tenantId), gte(traces.startedAt, from), lte(traces.startedAt, to)];
@@ -93,7 +93,7 @@ export async function exportTraces(deps: Deps, principal: Principal, filters: Tr
 }
 
 /** Audit events recorded in the range, in time order and chain order within a trace. */
-export async function exportAuditEvents(deps: Deps, principal: Principal, range: TimeRange, maxRows: number) {
+export async function exportAuditEvents(deps: CoreDeps, principal: Principal, range: TimeRange, maxRows: number) {
   const { db } = deps.database;
   const { from, to } = heldAt(range, deps.clock.now());
   const where = and(eq(traceEvents.tenantId, principal.tenantId), gte(traceEvents.timestamp, from), lte(traceEvents.timestamp, to));

@@ -1,12 +1,12 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { subscriptions, tenants, users, type TenantRow, type UserRow } from '@agov/db';
-import { AGENT_RUNTIME_SCOPES, type Principal } from '../access.js';
-import type { Deps } from '../deps.js';
-import { AppError, notFound } from '../errors.js';
+import { AGENT_RUNTIME_SCOPES, type Principal } from '../access/access.js';
+import type { IdentityDeps } from './deps.js';
+import { AppError, notFound } from '../support/errors.js';
 import { createApiKey, type IssuedApiKey } from './api-keys.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { startSession } from './sessions.js';
-import { isUniqueViolation } from '../db-errors.js';
+import { isUniqueViolation } from '../support/db-errors.js';
 import { admitLoginAttempt, forgetLoginFailures } from '../limits/login-throttle.js';
 
 export interface SignupInput {
@@ -24,7 +24,7 @@ export interface SignedUp {
 }
 
 /** A new tenant on the free plan, its first admin, a session, and an agent-runtime key. */
-export async function signup(deps: Deps, input: SignupInput): Promise<SignedUp> {
+export async function signup(deps: IdentityDeps, input: SignupInput): Promise<SignedUp> {
   const passwordHash = await hashPassword(input.password);
   try {
     return await deps.database.db.transaction(async (tx) => {
@@ -46,7 +46,7 @@ export async function signup(deps: Deps, input: SignupInput): Promise<SignedUp> 
   }
 }
 
-export async function login(deps: Deps, input: { email: string; password: string }, clientAddress: string) {
+export async function login(deps: IdentityDeps, input: { email: string; password: string }, clientAddress: string) {
   await admitLoginAttempt(deps, input.email, clientAddress);
   const [user] = await deps.database.db
     .select()
@@ -61,7 +61,7 @@ export async function login(deps: Deps, input: { email: string; password: string
   return { user, tenant: tenant!, session };
 }
 
-export async function whoAmI(deps: Deps, principal: Principal): Promise<{ tenant: TenantRow; user: UserRow | null }> {
+export async function whoAmI(deps: IdentityDeps, principal: Principal): Promise<{ tenant: TenantRow; user: UserRow | null }> {
   const { db } = deps.database;
   const [tenant] = await db.select().from(tenants).where(eq(tenants.id, principal.tenantId));
   if (!tenant) throw notFound('Tenant');

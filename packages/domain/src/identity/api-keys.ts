@@ -1,12 +1,12 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { apiKeys, type Executor, type ApiKeyRow } from '@agov/db';
-import type { Principal, Scope } from '../access.js';
-import type { Deps } from '../deps.js';
-import { AppError, notFound } from '../errors.js';
-import { transactionInvalidating } from '../invalidation.js';
-import { pageOf, type Page, type Paged } from '../pagination.js';
-import { randomHex, sha256Hex } from '../secrets.js';
-import type { CachedApiKey } from './api-key-cache.js';
+import type { Principal, Scope } from '../access/access.js';
+import type { IdentityDeps } from './deps.js';
+import { AppError, notFound } from '../support/errors.js';
+import { transactionInvalidating } from '../caches/invalidation.js';
+import { pageOf, type Page, type Paged } from '../support/pagination.js';
+import { randomHex, sha256Hex } from '../support/secrets.js';
+import type { CachedApiKey } from '../caches/api-keys.js';
 
 /** A key record together with its secret: only ever returned by create and rotate. */
 export type IssuedApiKey = ApiKeyRow & { key: string };
@@ -27,7 +27,7 @@ export interface CreateApiKeyInput {
 }
 
 export async function createApiKey(
-  deps: Deps,
+  deps: IdentityDeps,
   principal: Principal,
   input: CreateApiKeyInput,
   executor: Executor = deps.database.db,
@@ -46,11 +46,11 @@ export async function createApiKey(
   return { ...row!, key };
 }
 
-export async function listApiKeys(deps: Deps, principal: Principal, page: Page): Promise<Paged<ApiKeyRow>> {
+export async function listApiKeys(deps: IdentityDeps, principal: Principal, page: Page): Promise<Paged<ApiKeyRow>> {
   return pageOf(deps.database.db, apiKeys, eq(apiKeys.tenantId, principal.tenantId), [desc(apiKeys.createdAt), desc(apiKeys.id)], page);
 }
 
-export async function deleteApiKey(deps: Deps, principal: Principal, id: string): Promise<void> {
+export async function deleteApiKey(deps: IdentityDeps, principal: Principal, id: string): Promise<void> {
   await transactionInvalidating(deps, async (tx, invalidate) => {
     const rows = await tx
       .delete(apiKeys)
@@ -62,7 +62,7 @@ export async function deleteApiKey(deps: Deps, principal: Principal, id: string)
 }
 
 /** A new secret for the same record: id, name, scopes and expiry stay; the old secret dies at once. */
-export async function rotateApiKey(deps: Deps, principal: Principal, id: string): Promise<IssuedApiKey> {
+export async function rotateApiKey(deps: IdentityDeps, principal: Principal, id: string): Promise<IssuedApiKey> {
   const { key, keyHash, prefix } = newKey();
   const row = await transactionInvalidating(deps, async (tx, invalidate) => {
     const [updated] = await tx
@@ -78,12 +78,12 @@ export async function rotateApiKey(deps: Deps, principal: Principal, id: string)
 }
 
 /** The key behind a bearer token, or null when it is malformed, unknown or expired. */
-export async function authenticateApiKey(deps: Deps, token: string): Promise<CachedApiKey | null> {
+export async function authenticateApiKey(deps: IdentityDeps, token: string): Promise<CachedApiKey | null> {
   if (!KEY_PATTERN.test(token)) return null;
   const keyHash = sha256Hex(token);
-  let key = deps.apiKeys.get(keyHash);
+  let key = deps.caches.apiKeys.get(keyHash);
   if (!key) {
-    const ticket = deps.apiKeys.ticket();
+    const ticket = deps.caches.apiKeys.ticket();
     const [row] = await deps.database.db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).limit(1);
     if (!row) return null;
     key = {
@@ -95,7 +95,7 @@ export async function authenticateApiKey(deps: Deps, token: string): Promise<Cac
       expiresAt: row.expiresAt,
       lastUsedAt: row.lastUsedAt,
     };
-    deps.apiKeys.set(keyHash, key, ticket);
+    deps.caches.apiKeys.set(keyHash, key, ticket);
   }
   const now = deps.clock.now();
   if (key.expiresAt && key.expiresAt <= now) return null;

@@ -1,12 +1,12 @@
 import { and, eq, gt } from 'drizzle-orm';
 import { sessions, tenants, users, type Executor } from '@agov/db';
-import type { Principal, Role } from '../access.js';
-import type { Deps } from '../deps.js';
-import { randomToken, sha256Hex } from '../secrets.js';
+import type { Principal, Role } from '../access/access.js';
+import type { IdentityDeps } from './deps.js';
+import { randomToken, sha256Hex } from '../support/secrets.js';
 
 /** Starts a session; the returned token goes into the cookie and is stored only as a hash. */
 export async function startSession(
-  deps: Deps,
+  deps: IdentityDeps,
   user: { id: string; tenantId: string },
   executor: Executor = deps.database.db,
 ): Promise<{ token: string; expiresAt: Date }> {
@@ -16,7 +16,7 @@ export async function startSession(
   return { token, expiresAt };
 }
 
-export async function resolveSession(deps: Deps, token: string): Promise<Principal | null> {
+export async function resolveSession(deps: IdentityDeps, token: string): Promise<Principal | null> {
   const [row] = await deps.database.db
     .select({ sessionId: sessions.id, tenantId: sessions.tenantId, id: users.id, name: users.name, email: users.email, role: users.role })
     .from(sessions)
@@ -33,14 +33,14 @@ export async function resolveSession(deps: Deps, token: string): Promise<Princip
   };
 }
 
-export async function endSession(deps: Deps, principal: Principal): Promise<void> {
+export async function endSession(deps: IdentityDeps, principal: Principal): Promise<void> {
   if (principal.kind === 'session' && principal.sessionId) {
     await deps.database.db.delete(sessions).where(eq(sessions.id, principal.sessionId));
   }
 }
 
 /** `X-Dev-Bypass` acts as an admin of the tenant named Development, created on first use. */
-export async function developmentPrincipal(deps: Deps): Promise<Principal> {
+export async function developmentPrincipal(deps: IdentityDeps): Promise<Principal> {
   const { db } = deps.database;
   await db.insert(tenants).values({ name: 'Development', isDevelopment: true }).onConflictDoNothing();
   const [tenant] = await db.select({ id: tenants.id }).from(tenants).where(eq(tenants.isDevelopment, true)).limit(1);

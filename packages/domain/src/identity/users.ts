@@ -1,10 +1,10 @@
 import { and, count, desc, eq } from 'drizzle-orm';
 import { sessions, tenants, users, type Tx, type UserRow } from '@agov/db';
-import type { Principal, Role } from '../access.js';
-import { isUniqueViolation } from '../db-errors.js';
-import type { Deps } from '../deps.js';
-import { AppError, notFound } from '../errors.js';
-import { pageOf, type Page, type Paged } from '../pagination.js';
+import type { Principal, Role } from '../access/access.js';
+import { isUniqueViolation } from '../support/db-errors.js';
+import type { IdentityDeps } from './deps.js';
+import { AppError, notFound } from '../support/errors.js';
+import { pageOf, type Page, type Paged } from '../support/pagination.js';
 import { hashPassword } from './passwords.js';
 
 export interface CreateUserInput {
@@ -16,11 +16,11 @@ export interface CreateUserInput {
 
 export type UpdateUserInput = Partial<CreateUserInput>;
 
-export async function listUsers(deps: Deps, principal: Principal, page: Page): Promise<Paged<UserRow>> {
+export async function listUsers(deps: IdentityDeps, principal: Principal, page: Page): Promise<Paged<UserRow>> {
   return pageOf(deps.database.db, users, eq(users.tenantId, principal.tenantId), [desc(users.createdAt), desc(users.id)], page);
 }
 
-export async function createUser(deps: Deps, principal: Principal, input: CreateUserInput): Promise<UserRow> {
+export async function createUser(deps: IdentityDeps, principal: Principal, input: CreateUserInput): Promise<UserRow> {
   const passwordHash = await hashPassword(input.password);
   try {
     const [row] = await deps.database.db
@@ -34,7 +34,7 @@ export async function createUser(deps: Deps, principal: Principal, input: Create
   }
 }
 
-export async function updateUser(deps: Deps, principal: Principal, id: string, input: UpdateUserInput): Promise<UserRow> {
+export async function updateUser(deps: IdentityDeps, principal: Principal, id: string, input: UpdateUserInput): Promise<UserRow> {
   const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password);
   try {
     return await deps.database.db.transaction(async (tx) => {
@@ -58,7 +58,7 @@ export async function updateUser(deps: Deps, principal: Principal, id: string, i
   }
 }
 
-export async function deleteUser(deps: Deps, principal: Principal, id: string): Promise<void> {
+export async function deleteUser(deps: IdentityDeps, principal: Principal, id: string): Promise<void> {
   await deps.database.db.transaction(async (tx) => {
     await lockTenant(tx, principal.tenantId);
     const rows = await tx

@@ -1,6 +1,6 @@
-import type { Deps } from '../deps.js';
-import { AppError } from '../errors.js';
-import { sha256Hex } from '../secrets.js';
+import type { LimitsDeps } from './deps.js';
+import { AppError } from '../support/errors.js';
+import { sha256Hex } from '../support/secrets.js';
 import { PER_ACCOUNT, PER_ADDRESS, type LoginSchedule } from './login-attempts.js';
 
 /** Counter keys hold hashes, so that counters keep neither addresses nor e-mails. */
@@ -13,7 +13,7 @@ const addressKey = (email: string, clientAddress: string) => `${accountKey(email
  * that has failed on it before, those of every address on the account (login-attempts.ts).
  * Asked before the account is looked up, it answers the same whether or not the account exists.
  */
-export async function admitLoginAttempt(deps: Deps, email: string, clientAddress: string): Promise<void> {
+export async function admitLoginAttempt(deps: LimitsDeps, email: string, clientAddress: string): Promise<void> {
   const nowMs = deps.clock.now().getTime();
   const { counters } = deps.rateLimits;
   const fromAddress = await counters.attemptLogin(addressKey(email, clientAddress), nowMs, PER_ADDRESS, true);
@@ -23,7 +23,7 @@ export async function admitLoginAttempt(deps: Deps, email: string, clientAddress
 }
 
 /** After a successful sign-in from `clientAddress`: the account's other addresses keep their records. */
-export async function forgetLoginFailures(deps: Deps, email: string, clientAddress: string): Promise<void> {
+export async function forgetLoginFailures(deps: LimitsDeps, email: string, clientAddress: string): Promise<void> {
   await deps.rateLimits.counters.forgetLogin(addressKey(email, clientAddress));
 }
 

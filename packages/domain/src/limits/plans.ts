@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { subscriptions } from '@agov/db';
-import type { Deps } from '../deps.js';
-import type { Plan, PlanStanding } from './tenant-plan-cache.js';
+import type { LimitsDeps } from './deps.js';
+import type { Plan, PlanStanding } from '../caches/tenant-plans.js';
 
 /** What a tenant's request counts against: evaluate (POST /evaluate), read (GET), write (everything else). */
 export type RateCategory = 'evaluate' | 'read' | 'write';
@@ -15,7 +15,7 @@ export const PLAN_RATE_LIMITS: Readonly<Record<Plan, Readonly<Record<RateCategor
 };
 
 /** The tenant's requests per minute in `category`: the environment's override, else its plan's figure. */
-export async function tenantRateLimit(deps: Deps, tenantId: string, category: RateCategory): Promise<number> {
+export async function tenantRateLimit(deps: LimitsDeps, tenantId: string, category: RateCategory): Promise<number> {
   const override = deps.rateLimits.perMinute[category];
   if (override !== null) return override;
   return PLAN_RATE_LIMITS[await tenantPlan(deps, tenantId)][category];
@@ -36,20 +36,20 @@ export function planInForce({ plan, status, pastDueSince }: PlanStanding, now: D
 }
 
 /** The plan whose limits apply to the tenant now (`planInForce`). */
-export async function tenantPlan(deps: Deps, tenantId: string): Promise<Plan> {
+export async function tenantPlan(deps: LimitsDeps, tenantId: string): Promise<Plan> {
   return planInForce(await standingOf(deps, tenantId), deps.clock.now());
 }
 
-async function standingOf(deps: Deps, tenantId: string): Promise<PlanStanding> {
-  const cached = deps.tenantPlans.get(tenantId);
+async function standingOf(deps: LimitsDeps, tenantId: string): Promise<PlanStanding> {
+  const cached = deps.caches.tenantPlans.get(tenantId);
   if (cached) return cached;
-  const ticket = deps.tenantPlans.ticket();
+  const ticket = deps.caches.tenantPlans.ticket();
   const [row] = await deps.database.db
     .select({ plan: subscriptions.plan, status: subscriptions.status, pastDueSince: subscriptions.pastDueSince })
     .from(subscriptions)
     .where(eq(subscriptions.tenantId, tenantId));
   // Every tenant gets a subscription at signup; without one it is on the free plan.
   const standing = row ?? { plan: 'free', status: 'active', pastDueSince: null };
-  deps.tenantPlans.set(tenantId, standing, ticket);
+  deps.caches.tenantPlans.set(tenantId, standing, ticket);
   return standing;
 }

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { agents, approvalRequests } from '@agov/db';
-import type { Deps } from '../deps.js';
-import { completeEffect, isAttemptDue, recordFailedAttempt, type DueEffect } from '../outbox.js';
+import type { NotificationDeps } from './deps.js';
+import { completeEffect, isAttemptDue, recordFailedAttempt, type DueEffect } from '../outbox/outbox.js';
 import { approvalEmail } from './approval-email-message.js';
 import { confirmedAmong } from './confirmations.js';
 import { admitMail } from './mail-cap.js';
@@ -25,7 +25,7 @@ interface ApprovalEmailPayload {
  * retried on the webhook schedule, then given up with an error log. At least once per
  * recipient: a crash between the server taking a message and the row's update sends it again.
  */
-export async function sendApprovalEmail(deps: Deps, effect: DueEffect): Promise<void> {
+export async function sendApprovalEmail(deps: NotificationDeps, effect: DueEffect): Promise<void> {
   const { db } = deps.database;
   const { approval_id: approvalId, recipients_done: done = [] } = effect.payload as unknown as ApprovalEmailPayload;
   // A stray duplicate of a run that already sent the message, gave up or recorded this attempt.

@@ -1,8 +1,8 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { emailConfirmations, tenants } from '@agov/db';
-import type { Deps } from '../deps.js';
-import { completeEffect, isAttemptDue, recordFailedAttempt, type DueEffect } from '../outbox.js';
-import { randomToken, sha256Hex } from '../secrets.js';
+import type { NotificationDeps } from './deps.js';
+import { completeEffect, isAttemptDue, recordFailedAttempt, type DueEffect } from '../outbox/outbox.js';
+import { randomToken, sha256Hex } from '../support/secrets.js';
 import { confirmationEmail } from './confirmation-email-message.js';
 import { admitMail } from './mail-cap.js';
 import { failureOf } from './mailer.js';
@@ -13,7 +13,7 @@ import { failureOf } from './mailer.js';
  * kept, replacing any earlier one, so the newest link is the one that works. A failed send is
  * retried on the webhook schedule, each attempt with a new token.
  */
-export async function sendEmailConfirmation(deps: Deps, effect: DueEffect): Promise<void> {
+export async function sendEmailConfirmation(deps: NotificationDeps, effect: DueEffect): Promise<void> {
   const { db } = deps.database;
   const { email } = effect.payload as { email: string };
   if (!(await isAttemptDue(db, effect))) return;

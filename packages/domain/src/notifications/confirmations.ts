@@ -1,9 +1,9 @@
 import { and, eq, inArray, isNotNull, isNull, max, sql } from 'drizzle-orm';
 import { emailConfirmations, type Executor, type Tx } from '@agov/db';
-import type { Deps } from '../deps.js';
-import { AppError } from '../errors.js';
-import { recordEffects } from '../outbox.js';
-import { sha256Hex } from '../secrets.js';
+import type { NotificationDeps } from './deps.js';
+import { AppError } from '../support/errors.js';
+import { recordEffects } from '../outbox/outbox.js';
+import { sha256Hex } from '../support/secrets.js';
 
 /** An address gets at most one confirmation mail in this time, whichever tenants list it. */
 export const CONFIRMATION_INTERVAL_MS = 24 * 3_600_000;
@@ -85,7 +85,7 @@ export async function requestConfirmations(tx: Tx, tenantId: string, addresses: 
  * Confirms the address a link was sent to, for the tenant that listed it. The token works
  * once: it is cleared as it is used, so a second use finds nothing, like a token never issued.
  */
-export async function confirmEmail(deps: Deps, token: string): Promise<void> {
+export async function confirmEmail(deps: NotificationDeps, token: string): Promise<void> {
   const [confirmed] = await deps.database.db
     .update(emailConfirmations)
     .set({ confirmedAt: deps.clock.now(), tokenHash: null })

@@ -1,6 +1,6 @@
-import type { Deps } from '../deps.js';
+import type { NotificationDeps } from './deps.js';
 import { tenantPlan } from '../limits/plans.js';
-import type { Plan } from '../limits/tenant-plan-cache.js';
+import type { Plan } from '../caches/tenant-plans.js';
 
 /**
  * Messages a tenant's mail may hand to the mail server per hour, by plan: approval and
@@ -22,7 +22,7 @@ const HOUR_MS = 3_600_000;
  * reached: the message must not be sent. The first refusal in an hour is reported, so a
  * tenant over its cap makes one log line an hour, not one per message.
  */
-export async function admitMail(deps: Deps, tenantId: string): Promise<boolean> {
+export async function admitMail(deps: NotificationDeps, tenantId: string): Promise<boolean> {
   const plan = await tenantPlan(deps, tenantId);
   const perHour = PLAN_MAIL_PER_HOUR[plan];
   const nowMs = deps.clock.now().getTime();

@@ -1,4 +1,4 @@
-import type { Plan } from '../limits/tenant-plan-cache.js';
+import type { Plan } from '../caches/tenant-plans.js';
 
 /**
  * One e-mail to one recipient: the same content as plain text and as HTML. One address per

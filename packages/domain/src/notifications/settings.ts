@@ -1,9 +1,9 @@
-import { transactionInvalidating } from '../invalidation.js';
+import { transactionInvalidating } from '../caches/invalidation.js';
 import { eq } from 'drizzle-orm';
 import { notificationSettings, type Executor } from '@agov/db';
-import type { Principal } from '../access.js';
-import type { Deps } from '../deps.js';
-import { AppError } from '../errors.js';
+import type { Principal } from '../access/access.js';
+import type { NotificationDeps } from './deps.js';
+import { AppError } from '../support/errors.js';
 import { requestConfirmations, unconfirmedAmong } from './confirmations.js';
 
 /** Whether approval e-mails go out, and to whom. */
@@ -25,7 +25,7 @@ export interface NotificationSettingsInput {
 /** What a tenant that never saved its settings has: e-mail off, nobody listed. */
 const NEVER_SAVED: NotificationSettings = { emailEnabled: false, reviewerEmails: [] };
 
-export async function getNotificationSettings(deps: Deps, principal: Principal): Promise<NotificationSettingsView> {
+export async function getNotificationSettings(deps: NotificationDeps, principal: Principal): Promise<NotificationSettingsView> {
   return viewOf(deps.database.db, principal.tenantId, await notificationSettingsOf(deps.database.db, principal.tenantId));
 }
 
@@ -49,7 +49,7 @@ export async function notificationSettingsOf(executor: Executor, tenantId: strin
  * the same transaction (see confirmations.ts).
  */
 export async function saveNotificationSettings(
-  deps: Deps,
+  deps: NotificationDeps,
   principal: Principal,
   input: NotificationSettingsInput,
 ): Promise<NotificationSettingsView> {

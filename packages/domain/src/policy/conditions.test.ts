@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../errors.js';
+import { AppError } from '../support/errors.js';
 import { ConditionBudget, ConditionBudgetExceeded } from './condition-budget.js';
 import { assertValidConditions, conditionsHold as holdsWithin } from './conditions.js';
 

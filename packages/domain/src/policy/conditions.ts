@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError } from '../support/errors.js';
 import { type ConditionBudget, CONDITION_LIMITS } from './condition-budget.js';
 import { applyLogic, truthy } from './json-logic.js';
 

@@ -1,14 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import { and, desc, eq, type SQL } from 'drizzle-orm';
 import { agents, policyRules, policyVersions, type Tx, type PolicyRuleRow, type PolicyVersionRow } from '@agov/db';
-import { actorName, type Principal } from '../access.js';
+import { actorName, type Principal } from '../access/access.js';
 import { textSearch } from '../agents/search.js';
 import type { DataClassification } from '../agents/vocabulary.js';
-import type { Deps } from '../deps.js';
-import { notFound } from '../errors.js';
-import { transactionInvalidating, type Invalidate } from '../invalidation.js';
-import { recordEffects } from '../outbox.js';
-import { pageOf, type Page, type Paged } from '../pagination.js';
+import type { CoreDeps } from '../caches/caches.js';
+import { notFound } from '../support/errors.js';
+import { transactionInvalidating, type Invalidate } from '../caches/invalidation.js';
+import { recordEffects } from '../outbox/outbox.js';
+import { pageOf, type Page, type Paged } from '../support/pagination.js';
 import { presentPolicy } from '../presenters/policies.js';
 import { assertValidConditions } from './conditions.js';
 
@@ -111,7 +111,7 @@ async function announce(tx: Tx, invalidate: Invalidate, rule: PolicyRuleRow, cha
   invalidate({ kind: 'agent', id: rule.agentId });
 }
 
-export async function createPolicyRule(deps: Deps, principal: Principal, input: PolicyRuleInput): Promise<PolicyRuleRow> {
+export async function createPolicyRule(deps: CoreDeps, principal: Principal, input: PolicyRuleInput): Promise<PolicyRuleRow> {
   if (input.conditions !== null) assertValidConditions(input.conditions);
   const now = deps.clock.now();
   return transactionInvalidating(deps, async (tx, invalidate) => {
@@ -139,7 +139,7 @@ export async function createPolicyRule(deps: Deps, principal: Principal, input: 
 }
 
 export async function listPolicyRules(
-  deps: Deps,
+  deps: CoreDeps,
   principal: Principal,
   filters: PolicyRuleFilters,
   page: Page,
@@ -157,7 +157,7 @@ export async function listPolicyRules(
 }
 
 /** A rule of the tenant, active or not: soft-deleted rules stay readable. */
-export async function getPolicyRule(deps: Deps, principal: Principal, id: string): Promise<PolicyRuleRow> {
+export async function getPolicyRule(deps: CoreDeps, principal: Principal, id: string): Promise<PolicyRuleRow> {
   const [rule] = await deps.database.db.select().from(policyRules).where(ruleInTenant(principal, id));
   if (!rule) throw notFound('Policy rule');
   return rule;
@@ -167,7 +167,7 @@ export async function getPolicyRule(deps: Deps, principal: Principal, id: string
  * Applies the given fields as the next version. The row lock serialises concurrent updates
  * of one rule, so each gets its own version number and version record.
  */
-export async function updatePolicyRule(deps: Deps, principal: Principal, id: string, patch: PolicyRulePatch): Promise<PolicyRuleRow> {
+export async function updatePolicyRule(deps: CoreDeps, principal: Principal, id: string, patch: PolicyRulePatch): Promise<PolicyRuleRow> {
   if (patch.conditions !== undefined && patch.conditions !== null) assertValidConditions(patch.conditions);
   const now = deps.clock.now();
   return transactionInvalidating(deps, async (tx, invalidate) => {
@@ -196,7 +196,7 @@ export async function updatePolicyRule(deps: Deps, principal: Principal, id: str
  * Soft delete: the rule stays stored and readable but is no longer evaluated. Its version
  * does not change. Deactivating an inactive rule changes nothing and announces nothing.
  */
-export async function deactivatePolicyRule(deps: Deps, principal: Principal, id: string): Promise<PolicyRuleRow> {
+export async function deactivatePolicyRule(deps: CoreDeps, principal: Principal, id: string): Promise<PolicyRuleRow> {
   const now = deps.clock.now();
   return transactionInvalidating(deps, async (tx, invalidate) => {
     const [rule] = await tx
@@ -216,7 +216,7 @@ export async function deactivatePolicyRule(deps: Deps, principal: Principal, id:
 }
 
 /** A rule's version records, newest first. */
-export async function listPolicyVersions(deps: Deps, principal: Principal, id: string, page: Page): Promise<Paged<PolicyVersionRow>> {
+export async function listPolicyVersions(deps: CoreDeps, principal: Principal, id: string, page: Page): Promise<Paged<PolicyVersionRow>> {
   const { db } = deps.database;
   const where = and(eq(policyVersions.policyRuleId, id), eq(policyVersions.tenantId, principal.tenantId));
   const [, versions] = await Promise.all([

@@ -6,3 +6,6 @@
 export const webhookSecretPlace = (endpointId: string) => `webhook_endpoints.secret:${endpointId}`;
 
 export const chatSettingPlace = (tenantId: string, field: string) => `chat_integrations.settings.${field}:${tenantId}`;
+
+/** The chat settings that are secrets: stored sealed, never returned once saved. */
+export const CHAT_SECRET_FIELDS: ReadonlySet<string> = new Set(['webhook_url', 'app_secret', 'bot_token']);

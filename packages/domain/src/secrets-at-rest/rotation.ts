@@ -1,7 +1,6 @@
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { chatIntegrations, webhookEndpoints, type Database, type Db, type Tx } from '@agov/db';
-import { CHAT_SECRET_FIELDS } from '../chat/settings.js';
-import { chatSettingPlace, webhookSecretPlace } from './places.js';
+import { CHAT_SECRET_FIELDS, chatSettingPlace, webhookSecretPlace } from './places.js';
 import type { SecretBox } from './secret-box.js';
 
 /** What a rotation did, in values: sealed anew, and already under the current key. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../errors.js';
+import { AppError } from '../support/errors.js';
 import { keyIdOf, secretBox, SecretUnreadable } from './secret-box.js';
 
 const OLD = Buffer.alloc(32, 1);

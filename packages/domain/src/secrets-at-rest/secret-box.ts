@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { AppError } from '../errors.js';
+import { AppError } from '../support/errors.js';
 
 /**
  * Seals the secrets the service stores (see README.md). A sealed value is

@@ -1,9 +1,9 @@
-import type { Principal } from '../access.js';
+import type { Principal } from '../access/access.js';
 import type { NewEvent } from '../audit/chain-events.js';
-import type { Deps } from '../deps.js';
-import { AppError, notFound } from '../errors.js';
+import type { CoreDeps } from '../caches/caches.js';
+import { AppError, notFound } from '../support/errors.js';
 import { ACTORS } from '../evaluation/evaluation-events.js';
-import { recordEffects } from '../outbox.js';
+import { recordEffects } from '../outbox/outbox.js';
 import { appendToTrace, lockTrace } from './chain.js';
 import type { TraceRow } from '@agov/db';
 
@@ -49,7 +49,7 @@ export function outcomeAfter(
  * then `trace_closed`, on the locked trace; the final outcome and `completed_at` move, and
  * `trace.completed` is recorded. Concurrent outcomes queue on the trace lock: one wins.
  */
-export async function recordOutcome(deps: Deps, principal: Principal, traceId: string, input: OutcomeInput): Promise<TraceRow> {
+export async function recordOutcome(deps: CoreDeps, principal: Principal, traceId: string, input: OutcomeInput): Promise<TraceRow> {
   return deps.database.db.transaction(async (tx) => {
     const trace = await lockTrace(tx, principal.tenantId, traceId);
     if (!trace) throw notFound('Trace');

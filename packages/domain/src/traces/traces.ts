@@ -1,11 +1,11 @@
 import { and, asc, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import { approvalRequests, traceEvents, traces, type ApprovalRow, type TraceEventRow, type TraceRow } from '@agov/db';
-import type { Principal } from '../access.js';
-import type { TimeRange } from '../time-range.js';
+import type { Principal } from '../access/access.js';
+import type { TimeRange } from '../support/time-range.js';
 import { verifyChain } from '../audit/hash-chain.js';
-import type { Deps } from '../deps.js';
-import { notFound } from '../errors.js';
-import { pageOf, type Page, type Paged } from '../pagination.js';
+import type { CoreDeps } from '../caches/caches.js';
+import { notFound } from '../support/errors.js';
+import { pageOf, type Page, type Paged } from '../support/pagination.js';
 import { chainedFields } from '../presenters/traces.js';
 
 export interface TraceFilters extends Partial<TimeRange> {
@@ -13,7 +13,7 @@ export interface TraceFilters extends Partial<TimeRange> {
   outcome?: TraceRow['finalOutcome'];
 }
 
-export async function listTraces(deps: Deps, principal: Principal, filters: TraceFilters, page: Page): Promise<Paged<TraceRow>> {
+export async function listTraces(deps: CoreDeps, principal: Principal, filters: TraceFilters, page: Page): Promise<Paged<TraceRow>> {
   const conditions: SQL[] = [eq(traces.tenantId, principal.tenantId)];
   if (filters.agent_id) conditions.push(eq(traces.agentId, filters.agent_id));
   if (filters.outcome) conditions.push(eq(traces.finalOutcome, filters.outcome));
@@ -29,7 +29,7 @@ export interface TraceWithEvents {
 }
 
 /** A trace with its events in chain order and its approval requests. */
-export async function getTrace(deps: Deps, principal: Principal, traceId: string): Promise<TraceWithEvents> {
+export async function getTrace(deps: CoreDeps, principal: Principal, traceId: string): Promise<TraceWithEvents> {
   const { db } = deps.database;
   const [[trace], events, approvals] = await Promise.all([
     db
@@ -65,7 +65,7 @@ export interface Verification {
  * Head and events are read from one snapshot: read apart, an append committing in between
  * would look like tampering.
  */
-export async function verifyTrace(deps: Deps, principal: Principal, traceId: string): Promise<Verification> {
+export async function verifyTrace(deps: CoreDeps, principal: Principal, traceId: string): Promise<Verification> {
   const { trace, events } = await deps.database.db.transaction(
     async (tx) => {
       const [found] = await tx

@@ -1,7 +1,7 @@
 import { and, count, eq, gt, lte, min, sql } from 'drizzle-orm';
 import { auditBatchCursors, traceEvents, webhookEndpoints } from '@agov/db';
-import type { Deps } from '../deps.js';
-import { recordEffects } from '../outbox.js';
+import type { WebhookDeps } from './deps.js';
+import { recordEffects } from '../outbox/outbox.js';
 
 /**
  * Events are stamped before they commit; a batch ends this far in the past so that an event
@@ -15,7 +15,7 @@ const SETTLE_MS = 2_000;
  * contiguous, each `from` the previous `to`. Run every
  * `AUDIT_BATCH_INTERVAL_MS`; a duplicate run finds the cursor moved and announces nothing.
  */
-export async function announceAuditBatches(deps: Deps): Promise<number> {
+export async function announceAuditBatches(deps: WebhookDeps): Promise<number> {
   const now = deps.clock.now();
   const to = new Date(now.getTime() - SETTLE_MS);
   const subscribers = await deps.database.db

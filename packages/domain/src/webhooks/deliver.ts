@@ -1,8 +1,8 @@
-import type { Deps } from '../deps.js';
-import { completeEffect, type DueEffect, postponeEffect } from '../outbox.js';
+import type { WebhookDeps } from './deps.js';
+import { completeEffect, type DueEffect, postponeEffect } from '../outbox/outbox.js';
 import type { LoadedDelivery } from './delivery-store.js';
 import { webhookSigningSecret } from './endpoints.js';
-import { afterAttempt, type AttemptOutcome } from './retry.js';
+import { afterAttempt, type AttemptOutcome } from '../outbox/retry.js';
 import type { OutboundResult } from './transport.js';
 import { deliveryHeaders } from './signing.js';
 
@@ -18,7 +18,7 @@ const HOLD_MS = 1_000;
  * a hanging endpoint (see EndpointBreaker) are left as they are, and the row comes due again
  * for them shortly.
  */
-export async function deliverWebhooks(deps: Deps, effect: DueEffect): Promise<void> {
+export async function deliverWebhooks(deps: WebhookDeps, effect: DueEffect): Promise<void> {
   const { delivery_ids: deliveryIds } = effect.payload as { delivery_ids: string[] };
   const outcomes = await Promise.all(deliveryIds.map((deliveryId) => attemptDelivery(deps, effect.tenantId, deliveryId)));
   if (!outcomes.includes('held')) return completeEffect(deps.database.db, effect.id);
@@ -26,7 +26,7 @@ export async function deliverWebhooks(deps: Deps, effect: DueEffect): Promise<vo
   await postponeEffect(deps.database.db, effect.id, new Date(deps.clock.now().getTime() + holdMs), 'held: its endpoint is being probed');
 }
 
-async function attemptDelivery(deps: Deps, tenantId: string, deliveryId: string): Promise<'done' | 'held'> {
+async function attemptDelivery(deps: WebhookDeps, tenantId: string, deliveryId: string): Promise<'done' | 'held'> {
   const now = deps.clock.now();
   const delivery = await deps.webhooks.deliveries.load.submit({ id: deliveryId, tenantId });
 
@@ -55,7 +55,7 @@ async function attemptDelivery(deps: Deps, tenantId: string, deliveryId: string)
 const REFUSED = { ok: false, httpStatus: null, error: 'not sent: the endpoint timed out on an earlier delivery' } as const;
 
 /** Signs and posts the delivery, and tells the breaker how the post ended, whatever happens. */
-async function send(deps: Deps, delivery: LoadedDelivery, admission: 'send' | 'probe', now: Date): Promise<OutboundResult> {
+async function send(deps: WebhookDeps, delivery: LoadedDelivery, admission: 'send' | 'probe', now: Date): Promise<OutboundResult> {
   const envelope = delivery.payload;
   // The envelope's fields in the spec's order; the signature covers exactly these bytes.
   const body = JSON.stringify({
@@ -82,7 +82,7 @@ async function send(deps: Deps, delivery: LoadedDelivery, admission: 'send' | 'p
 
 /** Records the attempt; returns whether this run recorded it. */
 function record(
-  deps: Deps,
+  deps: WebhookDeps,
   delivery: LoadedDelivery,
   outcome: AttemptOutcome,
   result: { httpStatus: number | null; error: string | null },

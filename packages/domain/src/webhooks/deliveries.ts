@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq } from 'drizzle-orm';
 import { webhookDeliveries, type WebhookDeliveryRow } from '@agov/db';
-import type { Principal } from '../access.js';
-import type { Deps } from '../deps.js';
-import { AppError } from '../errors.js';
+import type { Principal } from '../access/access.js';
+import type { WebhookDeps } from './deps.js';
+import { AppError } from '../support/errors.js';
 import { getWebhookEndpoint, webhookSigningSecret } from './endpoints.js';
 import { deliveryHeaders } from './signing.js';
 import { assertWebhookTarget } from './targets.js';
@@ -18,7 +18,7 @@ export interface WebhookDeliveryFilters {
 
 /** An endpoint's most recent deliveries, newest first; 404 when the endpoint is not the tenant's. */
 export async function listWebhookDeliveries(
-  deps: Deps,
+  deps: WebhookDeps,
   principal: Principal,
   endpointId: string,
   filters: WebhookDeliveryFilters,
@@ -54,7 +54,7 @@ export interface WebhookTestResult {
  * sent even to an inactive endpoint, since an admin asked for it explicitly. The stored URL
  * is checked again first, because the rules (or the mode) may have changed since it was saved.
  */
-export async function sendTestWebhook(deps: Deps, principal: Principal, endpointId: string): Promise<WebhookTestResult> {
+export async function sendTestWebhook(deps: WebhookDeps, principal: Principal, endpointId: string): Promise<WebhookTestResult> {
   const endpoint = await getWebhookEndpoint(deps, principal, endpointId);
   const refusal = await targetRefusal(deps, endpoint.url);
   if (refusal !== null) return { delivered: false, httpStatus: null, responseTimeMs: 0, error: refusal };
@@ -82,7 +82,7 @@ export async function sendTestWebhook(deps: Deps, principal: Principal, endpoint
 }
 
 /** Why the URL may not receive webhooks now, or null when it may. */
-async function targetRefusal(deps: Deps, url: string): Promise<string | null> {
+async function targetRefusal(deps: WebhookDeps, url: string): Promise<string | null> {
   try {
     await assertWebhookTarget(url, deps.mode);
     return null;

@@ -1,7 +1,7 @@
 import type { Database } from '@agov/db';
-import { type BatcherOptions, StatementBatcher } from '../statement-batcher.js';
-import type { WebhookEvent } from '../outbox.js';
-import type { AttemptOutcome, DeliveryStatus } from './retry.js';
+import { type BatcherOptions, StatementBatcher } from '../support/statement-batcher.js';
+import type { WebhookEvent } from '../outbox/outbox.js';
+import type { AttemptOutcome, DeliveryStatus } from '../outbox/retry.js';
 
 /** The envelope every webhook carries (spec "Events → Envelope"). */
 export interface Envelope {

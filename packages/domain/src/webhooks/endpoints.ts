@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { transactionInvalidating } from '../invalidation.js';
+import { transactionInvalidating } from '../caches/invalidation.js';
 import { and, desc, eq, type SQL } from 'drizzle-orm';
 import { webhookEndpoints, type WebhookEndpointRow } from '@agov/db';
-import type { Principal } from '../access.js';
-import type { Deps } from '../deps.js';
-import { notFound } from '../errors.js';
-import type { WebhookEvent } from '../outbox.js';
-import { randomHex } from '../secrets.js';
+import type { Principal } from '../access/access.js';
+import type { WebhookDeps } from './deps.js';
+import { notFound } from '../support/errors.js';
+import type { WebhookEvent } from '../outbox/outbox.js';
+import { randomHex } from '../support/secrets.js';
 import { webhookSecretPlace } from '../secrets-at-rest/places.js';
 import { assertWebhookTarget } from './targets.js';
 
@@ -28,7 +28,7 @@ export const webhookEndpointInTenant = (principal: Principal, id: string): SQL =
 
 /** The new endpoint, its signing secret in the clear: only the create response shows it. */
 export async function createWebhookEndpoint(
-  deps: Deps,
+  deps: WebhookDeps,
   principal: Principal,
   input: CreateWebhookEndpointInput,
 ): Promise<WebhookEndpointRow> {
@@ -59,11 +59,11 @@ export async function createWebhookEndpoint(
 }
 
 /** The key that signs the endpoint's deliveries, from the value stored for it. */
-export const webhookSigningSecret = (deps: Pick<Deps, 'secrets'>, endpoint: { id: string; secret: string }) =>
+export const webhookSigningSecret = (deps: Pick<WebhookDeps, 'secrets'>, endpoint: { id: string; secret: string }) =>
   deps.secrets.open(endpoint.secret, webhookSecretPlace(endpoint.id));
 
 /** Every endpoint of the tenant, newest first. Unpaged, as the spec shows the list. */
-export async function listWebhookEndpoints(deps: Deps, principal: Principal): Promise<WebhookEndpointRow[]> {
+export async function listWebhookEndpoints(deps: WebhookDeps, principal: Principal): Promise<WebhookEndpointRow[]> {
   return deps.database.db
     .select()
     .from(webhookEndpoints)
@@ -71,7 +71,7 @@ export async function listWebhookEndpoints(deps: Deps, principal: Principal): Pr
     .orderBy(desc(webhookEndpoints.createdAt), desc(webhookEndpoints.id));
 }
 
-export async function getWebhookEndpoint(deps: Deps, principal: Principal, id: string): Promise<WebhookEndpointRow> {
+export async function getWebhookEndpoint(deps: WebhookDeps, principal: Principal, id: string): Promise<WebhookEndpointRow> {
   const [row] = await deps.database.db.select().from(webhookEndpoints).where(webhookEndpointInTenant(principal, id));
   if (!row) throw notFound('Webhook endpoint');
   return row;
@@ -79,7 +79,7 @@ export async function getWebhookEndpoint(deps: Deps, principal: Principal, id: s
 
 /** Changes only the given fields; a new URL must pass the same target check as on create. */
 export async function updateWebhookEndpoint(
-  deps: Deps,
+  deps: WebhookDeps,
   principal: Principal,
   id: string,
   patch: WebhookEndpointPatch,
@@ -104,7 +104,7 @@ export async function updateWebhookEndpoint(
 }
 
 /** Removes the endpoint; its delivery history goes with it (the foreign key cascades). */
-export async function deleteWebhookEndpoint(deps: Deps, principal: Principal, id: string): Promise<void> {
+export async function deleteWebhookEndpoint(deps: WebhookDeps, principal: Principal, id: string): Promise<void> {
   const rows = await transactionInvalidating(deps, (tx, invalidate) => {
     invalidate({ kind: 'effect_audience', id: principal.tenantId });
     return tx.delete(webhookEndpoints).where(webhookEndpointInTenant(principal, id)).returning({ id: webhookEndpoints.id });

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { and, arrayContains, asc, between, eq } from 'drizzle-orm';
 import { outbox, traceEvents, traces, webhookDeliveries, webhookEndpoints, type Tx } from '@agov/db';
-import type { Deps } from '../deps.js';
-import { completeEffect, deliveryEffects, type DueEffect, outboxRows } from '../outbox.js';
+import type { WebhookDeps } from './deps.js';
+import { completeEffect, deliveryEffects, type DueEffect, outboxRows } from '../outbox/outbox.js';
 import { presentAuditExportRow } from '../presenters/traces.js';
 import type { Envelope } from './delivery-store.js';
 
@@ -13,7 +13,7 @@ import type { Envelope } from './delivery-store.js';
  * the source or every delivery, never half. (Other webhooks carry their data already and
  * are fanned out by the relay itself.)
  */
-export async function fanOutAuditEvents(deps: Deps, row: DueEffect): Promise<number> {
+export async function fanOutAuditEvents(deps: WebhookDeps, row: DueEffect): Promise<number> {
   const { trace_id: traceId, from_seq: fromSeq, to_seq: toSeq } = row.payload as { trace_id: string; from_seq: number; to_seq: number };
   return deps.database.db.transaction(async (tx) => {
     const events = await tx
@@ -38,7 +38,7 @@ export async function fanOutAuditEvents(deps: Deps, row: DueEffect): Promise<num
   });
 }
 
-async function createDeliveries(tx: Tx, deps: Deps, tenantId: string, envelopes: readonly Envelope[]): Promise<number> {
+async function createDeliveries(tx: Tx, deps: WebhookDeps, tenantId: string, envelopes: readonly Envelope[]): Promise<number> {
   if (envelopes.length === 0) return 0;
   const endpoints = await tx
     .select({ id: webhookEndpoints.id })

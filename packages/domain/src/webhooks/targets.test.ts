@@ -1,6 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { AppError } from '../errors.js';
+import { AppError } from '../support/errors.js';
 import { assertWebhookTarget, blockedAddressReason } from './targets.js';
 
 /** Names with fixed answers, so no test needs the internet; every other name resolves for real. */

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Mode } from '@agov/config';
 import ipaddr from 'ipaddr.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../support/errors.js';
 
 /** CONTRACT: in development, plain http is accepted on "the local host" and nowhere else. */
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);

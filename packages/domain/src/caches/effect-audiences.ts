@@ -1,4 +1,4 @@
-import { InvalidatedCache } from './cache.js';
+import { InvalidatedCache } from './invalidated-cache.js';
 
 /** Who would receive a tenant's effects: the events its active endpoints subscribe to, and whether e-mail and chat cards are on. */
 export interface EffectAudience {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CacheFreshness } from './cache-freshness.js';
+import { CacheFreshness } from './freshness.js';
 
 /** A clock whose reads the test answers one by one, in order. */
 function controlledClock() {

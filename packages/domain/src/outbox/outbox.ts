@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { outbox, type Executor, type OutboxRow } from '@agov/db';
-import { afterAttempt, type AttemptOutcome } from './webhooks/retry.js';
+import { afterAttempt, type AttemptOutcome } from './retry.js';
 
 export const WEBHOOK_EVENTS = [
   'approval.requested',

@@ -1,5 +1,5 @@
-import type { Scope } from '../access.js';
-import { InvalidatedCache } from '../cache.js';
+import type { Scope } from '../access/access.js';
+import { InvalidatedCache } from './invalidated-cache.js';
 
 export interface CachedApiKey {
   id: string;
@@ -21,7 +21,8 @@ export class ApiKeyCache extends InvalidatedCache<CachedApiKey> {
     super({ max: 50_000, ttlMs: 30_000 });
   }
 
-  evictKeyId(keyId: string): void {
+  /** Entries are keyed by hash, invalidations name the key's id. */
+  override drop(keyId: string): void {
     this.deleteWhere((key) => key.id === keyId);
   }
 }

@@ -31,6 +31,11 @@ export class InvalidatedCache<V extends {}> {
     this.entries.delete(key);
   }
 
+  /** What an invalidation naming `id` makes stale; by default, the entry of that key. */
+  drop(id: string): void {
+    this.delete(id);
+  }
+
   /** Drops every entry, for when invalidations may have been missed. */
   clear(): void {
     this.generation += 1;

@@ -1,4 +1,4 @@
-import { AppError } from './errors.js';
+import { AppError } from '../support/errors.js';
 
 export const SCOPES = [
   'evaluate',

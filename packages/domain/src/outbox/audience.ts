@@ -1,13 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { chatIntegrations, notificationSettings, webhookEndpoints } from '@agov/db';
-import type { Deps } from './deps.js';
-import type { EffectAudience } from './effect-audience-cache.js';
+import type { CoreDeps } from '../caches/caches.js';
+import type { EffectAudience } from '../caches/effect-audiences.js';
 import type { Effect } from './outbox.js';
 
-export async function effectAudience(deps: Deps, tenantId: string): Promise<EffectAudience> {
-  const cached = deps.effectAudiences.get(tenantId);
+export async function effectAudience(deps: CoreDeps, tenantId: string): Promise<EffectAudience> {
+  const cached = deps.caches.effectAudiences.get(tenantId);
   if (cached) return cached;
-  const ticket = deps.effectAudiences.ticket();
+  const ticket = deps.caches.effectAudiences.ticket();
   const [row] = await deps.database.rows<{ events: string[]; email: boolean; chat: boolean }>(sql`
     select
       coalesce((select array_agg(distinct event) from ${webhookEndpoints}, unnest(${webhookEndpoints.events}) event
@@ -17,7 +17,7 @@ export async function effectAudience(deps: Deps, tenantId: string): Promise<Effe
       coalesce((select ${chatIntegrations.enabled} from ${chatIntegrations}
         where ${chatIntegrations.tenantId} = ${tenantId}), false) as chat`);
   const audience = { webhookEvents: new Set(row!.events), email: row!.email, chat: row!.chat };
-  deps.effectAudiences.set(tenantId, audience, ticket);
+  deps.caches.effectAudiences.set(tenantId, audience, ticket);
   return audience;
 }
 

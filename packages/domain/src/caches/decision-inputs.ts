@@ -1,5 +1,5 @@
 import type { AgentRow, PolicyRuleRow } from '@agov/db';
-import { InvalidatedCache } from '../cache.js';
+import { InvalidatedCache } from './invalidated-cache.js';
 
 /** What deciding on an agent's action needs: the agent, its API shape, and its active rules in evaluation order. */
 export interface DecisionInputs {
@@ -17,9 +17,5 @@ export interface DecisionInputs {
 export class DecisionInputsCache extends InvalidatedCache<DecisionInputs> {
   constructor() {
     super({ max: 20_000, ttlMs: 30_000 });
-  }
-
-  evict(agentId: string): void {
-    this.delete(agentId);
   }
 }

@@ -1,5 +1,5 @@
 import type { SubscriptionRow } from '@agov/db';
-import { InvalidatedCache } from '../cache.js';
+import { InvalidatedCache } from './invalidated-cache.js';
 
 export type Plan = SubscriptionRow['plan'];
 

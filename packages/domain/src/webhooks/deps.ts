@@ -1,0 +1,28 @@
+import type { Mode } from '@agov/config';
+import type { CoreDeps } from '../caches/caches.js';
+import type { SecretBox } from '../secrets-at-rest/secret-box.js';
+import type { Observer } from '../support/observer.js';
+import type { EndpointBreaker } from './breaker.js';
+import type { DeliveryStore } from './delivery-store.js';
+import type { WebhookTransport } from './transport.js';
+
+export interface WebhookSettings {
+  readonly transport: WebhookTransport;
+  /** Reads and records deliveries, many to a statement under load. */
+  readonly deliveries: DeliveryStore;
+  readonly timeoutMs: number;
+  /** Delays before the 2nd, 3rd, … attempt; a delivery has `length + 1` attempts. */
+  readonly retryDelaysMs: readonly number[];
+  /** Keeps endpoints that hang from taking every delivery slot of this process. */
+  readonly breaker: EndpointBreaker;
+}
+
+export interface WebhookDeps extends CoreDeps {
+  readonly webhooks: WebhookSettings;
+  /** Seals endpoint secrets and opens them to sign. */
+  readonly secrets: SecretBox;
+  /** Decides which webhook targets are allowed (see targets.ts). */
+  readonly mode: Mode;
+  /** Where monitoring hears about delivery attempts. */
+  readonly observe: Observer;
+}
