@@ -81,7 +81,8 @@ export { recordOutcome } from './traces/outcome.js';
 export { getTrace, listTraces, verifyTrace } from './traces/traces.js';
 
 // Webhooks and the outbox: endpoints, deliveries, and the jobs that send them.
-export { DELIVERIES_PER_EFFECT, WEBHOOK_EVENTS, type DueEffect, type EffectKind } from './outbox/outbox.js';
+export { effectClaim, releaseEffects } from './outbox/claim.js';
+export { dueEffect, WEBHOOK_EVENTS, type DueEffect, type EffectKind } from './outbox/effects.js';
 export { announceAuditBatches } from './webhooks/audit-batch.js';
 export { EndpointBreaker } from './webhooks/breaker.js';
 export { deliverWebhooks } from './webhooks/deliver.js';

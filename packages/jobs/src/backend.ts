@@ -1,8 +1,9 @@
-import type { PeriodicJob, QueueName } from './catalog.js';
-import type { ClaimedEffect, EffectSink } from './relay.js';
+import type { DueEffect } from '@agov/domain';
+import type { HandledKind, PeriodicJob, QueueName } from './catalog.js';
+import type { EffectSink } from './relay.js';
 
 export interface Consumers {
-  effect(effect: ClaimedEffect): Promise<void>;
+  effect(effect: DueEffect<HandledKind>): Promise<void>;
   periodic(job: PeriodicJob): Promise<void>;
 }
 

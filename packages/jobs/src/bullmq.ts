@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { EFFECT_JOBS, PERIODIC_JOBS, QUEUES, type HandledKind, type PeriodicJob, type QueueName } from './catalog.js';
 import { CONCURRENCY, type Consumers, type JobBackend } from './backend.js';
 import { DatabaseAway } from './dispatch.js';
-import type { ClaimedEffect } from './relay.js';
+import { dueEffect, type DueEffect } from '@agov/domain';
 
 export interface BullmqOptions {
   redisUrl: string;
@@ -15,7 +15,7 @@ export interface BullmqOptions {
 }
 
 /** What a job carries: the outbox row's id and the ids it concerns (secrets are read when it runs). */
-type EffectData = Omit<ClaimedEffect, 'kind'>;
+type EffectData = Omit<DueEffect, 'kind'>;
 /** Periodic jobs carry nothing. */
 type JobData = EffectData | Record<string, never>;
 
@@ -62,7 +62,7 @@ export function bullmqBackend({ redisUrl, prefix, leaseMs, logger }: BullmqOptio
 
   return {
     async enqueue(effects) {
-      const byQueue = new Map<QueueName, ClaimedEffect[]>();
+      const byQueue = new Map<QueueName, DueEffect<HandledKind>[]>();
       for (const effect of effects) {
         const name = EFFECT_JOBS[effect.kind].queue;
         byQueue.set(name, [...(byQueue.get(name) ?? []), effect]);
@@ -81,7 +81,7 @@ export function bullmqBackend({ redisUrl, prefix, leaseMs, logger }: BullmqOptio
           name,
           async (job) => {
             if (job.name in PERIODIC_JOBS) return consumers.periodic(job.name as PeriodicJob);
-            return consumers.effect({ ...(job.data as EffectData), kind: job.name as HandledKind });
+            return consumers.effect(dueEffect({ ...(job.data as EffectData), kind: job.name as HandledKind }));
           },
           {
             connection: connect({ maxRetriesPerRequest: null }),

@@ -21,19 +21,21 @@ import {
 export const QUEUES = ['effects', 'webhooks', 'deliveries'] as const;
 export type QueueName = (typeof QUEUES)[number];
 
-interface EffectJob {
+/** Webhooks are not handled by a job: the relay fans them out into deliveries as it claims them. */
+export type HandledKind = Exclude<EffectKind, 'webhook'>;
+
+interface EffectJob<K extends HandledKind> {
   queue: QueueName;
   /** Does the effect and retires or reschedules its outbox row. */
-  handle(deps: Deps, effect: DueEffect): Promise<unknown>;
+  handle(deps: Deps, effect: DueEffect<K>): Promise<unknown>;
 }
 
 /**
  * The job catalog: each kind of outbox row that travels as a job, its queue and its handler.
  * A job carries the row's id and the ids it concerns; handlers read everything else, secrets
- * included, from the database when they run. Webhooks are not here: the relay fans them out
- * into deliveries as it claims them.
+ * included, from the database when they run.
  */
-export const EFFECT_JOBS = {
+export const EFFECT_JOBS: { readonly [K in HandledKind]: EffectJob<K> } = {
   audit_events: { queue: 'effects', handle: fanOutAuditEvents },
   approval_expiry: { queue: 'effects', handle: expireOnSchedule },
   webhook_delivery: { queue: 'webhooks', handle: deliverWebhooks },
@@ -41,10 +43,14 @@ export const EFFECT_JOBS = {
   chat_card_update: { queue: 'deliveries', handle: updateApprovalCard },
   approval_email: { queue: 'deliveries', handle: sendApprovalEmail },
   email_confirmation: { queue: 'deliveries', handle: sendEmailConfirmation },
-} as const satisfies Partial<Record<EffectKind, EffectJob>>;
+};
 
-export type HandledKind = keyof typeof EFFECT_JOBS;
 export const HANDLED_KINDS = Object.keys(EFFECT_JOBS) as HandledKind[];
+
+/** Runs a claimed effect's handler: the catalog's entry for its kind. */
+export function handleEffect<K extends HandledKind>(deps: Deps, effect: DueEffect<K>): Promise<unknown> {
+  return EFFECT_JOBS[effect.kind].handle(deps, effect);
+}
 
 /** Jobs that run on a timer rather than from the outbox; a missed run is made up by the next. */
 export const PERIODIC_JOBS = {

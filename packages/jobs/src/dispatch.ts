@@ -1,7 +1,7 @@
 import type { Deps } from '@agov/domain';
 import type { Logger } from 'pino';
 import type { JobBackend } from './backend.js';
-import { EFFECT_JOBS, PERIODIC_JOBS, type PeriodicJob, type QueueName } from './catalog.js';
+import { EFFECT_JOBS, handleEffect, PERIODIC_JOBS, type PeriodicJob, type QueueName } from './catalog.js';
 import { OutboxRelay } from './relay.js';
 
 export interface DispatchOptions {
@@ -26,13 +26,12 @@ export async function startDispatch(deps: Deps, backend: JobBackend, options: Di
   const relay = new OutboxRelay(deps, backend, logger, options);
   await backend.consume({
     async effect(effect) {
-      const job = EFFECT_JOBS[effect.kind];
-      await job.handle(deps, effect).catch((error: unknown) => {
+      await handleEffect(deps, effect).catch((error: unknown) => {
         // A database outage is told once, by `databaseAvailability`, not by every job it fails.
         throw deps.databaseAvailability.report(error) ? new DatabaseAway(error) : error;
       });
       // Fan-outs and expiries write new effects (deliveries, webhooks): send them on now.
-      if (job.queue === 'effects') relay.wake();
+      if (EFFECT_JOBS[effect.kind].queue === 'effects') relay.wake();
     },
     async periodic(name) {
       await PERIODIC_JOBS[name].run(deps);

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import { EFFECT_JOBS, QUEUES, type PeriodicJob, type QueueName } from './catalog.js';
+import { EFFECT_JOBS, QUEUES, type HandledKind, type PeriodicJob, type QueueName } from './catalog.js';
 import { CONCURRENCY, type Consumers, type JobBackend } from './backend.js';
 import { DatabaseAway } from './dispatch.js';
-import type { ClaimedEffect } from './relay.js';
+import type { DueEffect } from '@agov/domain';
 
 interface Lane {
-  waiting: ClaimedEffect[];
+  waiting: DueEffect<HandledKind>[];
   running: number;
 }
 
@@ -24,7 +24,7 @@ export class InProcessBackend implements JobBackend {
 
   constructor(private readonly logger: Logger) {}
 
-  async enqueue(effects: readonly ClaimedEffect[]): Promise<void> {
+  async enqueue(effects: readonly DueEffect<HandledKind>[]): Promise<void> {
     if (this.closed) throw new Error('job backend is closed');
     for (const effect of effects) {
       if (this.known.has(effect.id)) continue;

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { chatMessages, type Executor } from '@agov/db';
-import type { Effect } from '../outbox/outbox.js';
+import type { Effect } from '../outbox/effects.js';
 
 /**
  * The effect that updates an approval's posted card in place, when there is one. Called in

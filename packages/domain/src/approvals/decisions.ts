@@ -5,7 +5,7 @@ import type { NewEvent } from '../audit/chain-events.js';
 import { cardUpdatesFor } from './card-updates.js';
 import type { CoreDeps } from '../caches/caches.js';
 import { AppError, notFound } from '../support/errors.js';
-import { recordEffects } from '../outbox/outbox.js';
+import { recordEffects } from '../outbox/record.js';
 import { presentApproval } from '../presenters/approvals.js';
 import { appendToTrace, lockTrace } from '../traces/chain.js';
 import { decisionEvents, expiryEvents, VERDICTS, type Verdict } from './decision-events.js';

@@ -1,7 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { approvalRequests } from '@agov/db';
 import type { CoreDeps } from '../caches/caches.js';
-import { completeEffect, postponeEffect, type DueEffect } from '../outbox/outbox.js';
+import type { DueEffect } from '../outbox/effects.js';
+import { completeEffect, postponeEffect } from '../outbox/record.js';
 import { expireApproval } from './decisions.js';
 
 /**
@@ -9,8 +10,8 @@ import { expireApproval } from './decisions.js';
  * decided meanwhile is left alone; one this process's clock does not yet see as due is
  * looked at again at its `expires_at`.
  */
-export async function expireOnSchedule(deps: CoreDeps, row: DueEffect): Promise<void> {
-  const { approval_id: approvalId } = row.payload as { approval_id: string };
+export async function expireOnSchedule(deps: CoreDeps, row: DueEffect<'approval_expiry'>): Promise<void> {
+  const { approval_id: approvalId } = row.payload;
   if (!(await expireApproval(deps, row.tenantId, approvalId))) {
     const [approval] = await deps.database.db
       .select({ status: approvalRequests.status, expiresAt: approvalRequests.expiresAt })

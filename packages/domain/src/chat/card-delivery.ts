@@ -1,7 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { agents, approvalRequests, chatMessages } from '@agov/db';
 import type { ChatDeps } from './deps.js';
-import { completeEffect, isAttemptDue, recordEffects, recordFailedAttempt, type DueEffect } from '../outbox/outbox.js';
+import type { DueEffect } from '../outbox/effects.js';
+import { completeEffect, isAttemptDue, recordEffects, recordFailedAttempt } from '../outbox/record.js';
 import { cardUpdatesFor } from '../approvals/card-updates.js';
 import { approvalCard, decidedCard, linkOnlyApprovalCard, type CardApproval } from './cards.js';
 import { postToIncomingWebhook } from './incoming-webhook.js';
@@ -14,7 +15,7 @@ import { SlackCallError, type PostedMessage } from './slack-api.js';
  * webhook. Only while the request is pending. A failure is retried on the webhook schedule;
  * evaluate never waits for any of it.
  */
-export async function postApprovalCard(deps: ChatDeps, effect: DueEffect): Promise<void> {
+export async function postApprovalCard(deps: ChatDeps, effect: DueEffect<'chat_card'>): Promise<void> {
   const job = await cardJob(deps, effect);
   if (!job) return;
   const { approval, integration } = job;
@@ -38,7 +39,7 @@ export async function postApprovalCard(deps: ChatDeps, effect: DueEffect): Promi
 }
 
 /** Replaces a posted card with the decision (the `chat_card_update` effect), retried like a post. */
-export async function updateApprovalCard(deps: ChatDeps, effect: DueEffect): Promise<void> {
+export async function updateApprovalCard(deps: ChatDeps, effect: DueEffect<'chat_card_update'>): Promise<void> {
   const job = await cardJob(deps, effect);
   if (!job) return;
   const { approval, integration, posted } = job;
@@ -54,6 +55,9 @@ export async function updateApprovalCard(deps: ChatDeps, effect: DueEffect): Pro
   await completeEffect(deps.database.db, effect.id);
 }
 
+/** A card posted, or one updated in place. */
+type CardKind = 'chat_card' | 'chat_card_update';
+
 interface CardJob {
   approval: CardApproval;
   integration: ChatIntegration;
@@ -61,8 +65,8 @@ interface CardJob {
 }
 
 /** What a card job needs; null (and the row retired) when there is nothing left to do. */
-async function cardJob(deps: ChatDeps, effect: DueEffect): Promise<CardJob | null> {
-  const { approval_id: approvalId } = effect.payload as { approval_id: string };
+async function cardJob(deps: ChatDeps, effect: DueEffect<CardKind>): Promise<CardJob | null> {
+  const { approval_id: approvalId } = effect.payload;
   const db = deps.database.db;
   // Finished, or this attempt recorded, by an earlier run of this same job.
   if (!(await isAttemptDue(db, effect))) return null;
@@ -86,8 +90,8 @@ async function cardJob(deps: ChatDeps, effect: DueEffect): Promise<CardJob | nul
  * stored, which waits for such a decision, and if it is no longer pending the update is
  * recorded here instead.
  */
-async function recordPostedCard(deps: ChatDeps, effect: DueEffect, posted: PostedMessage): Promise<void> {
-  const { approval_id: approvalId } = effect.payload as { approval_id: string };
+async function recordPostedCard(deps: ChatDeps, effect: DueEffect<'chat_card'>, posted: PostedMessage): Promise<void> {
+  const { approval_id: approvalId } = effect.payload;
   await deps.database.db.transaction(async (tx) => {
     await tx
       .insert(chatMessages)
@@ -106,12 +110,12 @@ async function recordPostedCard(deps: ChatDeps, effect: DueEffect, posted: Poste
 }
 
 /** A failed send: due again on the webhook retry schedule, or given up after the last attempt. */
-async function failed(deps: ChatDeps, effect: DueEffect, what: string, error: string): Promise<void> {
+async function failed(deps: ChatDeps, effect: DueEffect<CardKind>, what: string, error: string): Promise<void> {
   const next = await recordFailedAttempt(deps.database.db, effect, {
     error,
     retryDelaysMs: deps.webhooks.retryDelaysMs,
     now: deps.clock.now(),
   });
-  const { approval_id: approvalId } = effect.payload as { approval_id: string };
+  const { approval_id: approvalId } = effect.payload;
   deps.chat.reportFailure({ tenantId: effect.tenantId, approvalId, what, error, retryAt: next.nextRetryAt });
 }

@@ -4,7 +4,7 @@ import { identityOf, type Principal } from '../access/access.js';
 import { chainEvents, EMPTY_CHAIN } from '../audit/chain-events.js';
 import type { EvaluationDeps } from './deps.js';
 import { effectAudience, effectsWithAudience } from '../outbox/audience.js';
-import { outboxRows, type Effect } from '../outbox/outbox.js';
+import { outboxRows, type Effect } from '../outbox/effects.js';
 import type { DecisionInputs } from '../caches/decision-inputs.js';
 import type { PolicyEffect } from '../policy/matching.js';
 import { riskClassification, type RiskClassification } from '../policy/risk.js';

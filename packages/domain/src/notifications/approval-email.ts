@@ -1,7 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { agents, approvalRequests } from '@agov/db';
 import type { NotificationDeps } from './deps.js';
-import { completeEffect, isAttemptDue, recordFailedAttempt, type DueEffect } from '../outbox/outbox.js';
+import type { DueEffect } from '../outbox/effects.js';
+import { completeEffect, isAttemptDue, recordFailedAttempt } from '../outbox/record.js';
 import { approvalEmail } from './approval-email-message.js';
 import { confirmedAmong } from './confirmations.js';
 import { admitMail } from './mail-cap.js';
@@ -9,11 +10,6 @@ import { failureOf } from './mailer.js';
 import { notificationSettingsOf } from './settings.js';
 
 /** What an `approval_email` row carries; `recipients_done` (lower-cased) appears after a failed attempt. */
-interface ApprovalEmailPayload {
-  approval_id: string;
-  recipients_done?: string[];
-}
-
 /**
  * The `approval_email` effect evaluate records for each approval: one message to each of the
  * tenant's confirmed reviewers while the request is still pending, each counted against the
@@ -25,9 +21,9 @@ interface ApprovalEmailPayload {
  * retried on the webhook schedule, then given up with an error log. At least once per
  * recipient: a crash between the server taking a message and the row's update sends it again.
  */
-export async function sendApprovalEmail(deps: NotificationDeps, effect: DueEffect): Promise<void> {
+export async function sendApprovalEmail(deps: NotificationDeps, effect: DueEffect<'approval_email'>): Promise<void> {
   const { db } = deps.database;
-  const { approval_id: approvalId, recipients_done: done = [] } = effect.payload as unknown as ApprovalEmailPayload;
+  const { approval_id: approvalId, recipients_done: done = [] } = effect.payload;
   // A stray duplicate of a run that already sent the message, gave up or recorded this attempt.
   if (!(await isAttemptDue(db, effect))) return;
 

@@ -1,7 +1,8 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { emailConfirmations, tenants } from '@agov/db';
 import type { NotificationDeps } from './deps.js';
-import { completeEffect, isAttemptDue, recordFailedAttempt, type DueEffect } from '../outbox/outbox.js';
+import type { DueEffect } from '../outbox/effects.js';
+import { completeEffect, isAttemptDue, recordFailedAttempt } from '../outbox/record.js';
 import { randomToken, sha256Hex } from '../support/secrets.js';
 import { confirmationEmail } from './confirmation-email-message.js';
 import { admitMail } from './mail-cap.js';
@@ -13,9 +14,9 @@ import { failureOf } from './mailer.js';
  * kept, replacing any earlier one, so the newest link is the one that works. A failed send is
  * retried on the webhook schedule, each attempt with a new token.
  */
-export async function sendEmailConfirmation(deps: NotificationDeps, effect: DueEffect): Promise<void> {
+export async function sendEmailConfirmation(deps: NotificationDeps, effect: DueEffect<'email_confirmation'>): Promise<void> {
   const { db } = deps.database;
-  const { email } = effect.payload as { email: string };
+  const { email } = effect.payload;
   if (!(await isAttemptDue(db, effect))) return;
 
   const awaiting = and(

@@ -2,7 +2,7 @@ import { and, eq, inArray, isNotNull, isNull, max, sql } from 'drizzle-orm';
 import { emailConfirmations, type Executor, type Tx } from '@agov/db';
 import type { NotificationDeps } from './deps.js';
 import { AppError } from '../support/errors.js';
-import { recordEffects } from '../outbox/outbox.js';
+import { recordEffects } from '../outbox/record.js';
 import { sha256Hex } from '../support/secrets.js';
 
 /** An address gets at most one confirmation mail in this time, whichever tenants list it. */

@@ -7,7 +7,7 @@ import type { DataClassification } from '../agents/vocabulary.js';
 import type { CoreDeps } from '../caches/caches.js';
 import { notFound } from '../support/errors.js';
 import { transactionInvalidating, type Invalidate } from '../caches/invalidation.js';
-import { recordEffects } from '../outbox/outbox.js';
+import { recordEffects } from '../outbox/record.js';
 import { pageOf, type Page, type Paged } from '../support/pagination.js';
 import { presentPolicy } from '../presenters/policies.js';
 import { assertValidConditions } from './conditions.js';

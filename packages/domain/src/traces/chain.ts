@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { traceEvents, traces, type Tx, type TraceRow } from '@agov/db';
 import { chainEvents, type NewEvent } from '../audit/chain-events.js';
-import type { Effect } from '../outbox/outbox.js';
+import type { Effect } from '../outbox/effects.js';
 
 /**
  * Reads a trace and locks its row until the transaction ends. Everything that appends to a

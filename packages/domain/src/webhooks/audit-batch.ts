@@ -1,7 +1,8 @@
-import { and, count, eq, gt, lte, min, sql } from 'drizzle-orm';
+import { and, count, eq, gt, lte, min } from 'drizzle-orm';
 import { auditBatchCursors, traceEvents, webhookEndpoints } from '@agov/db';
 import type { WebhookDeps } from './deps.js';
-import { recordEffects } from '../outbox/outbox.js';
+import { subscribedTo } from '../outbox/audience.js';
+import { recordEffects } from '../outbox/record.js';
 
 /**
  * Events are stamped before they commit; a batch ends this far in the past so that an event
@@ -21,7 +22,7 @@ export async function announceAuditBatches(deps: WebhookDeps): Promise<number> {
   const subscribers = await deps.database.db
     .select({ tenantId: webhookEndpoints.tenantId, since: min(webhookEndpoints.createdAt) })
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.isActive, true), sql`${'audit.batch'} = any(${webhookEndpoints.events})`))
+    .where(subscribedTo('audit.batch'))
     .groupBy(webhookEndpoints.tenantId);
 
   let announced = 0;

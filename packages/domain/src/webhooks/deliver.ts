@@ -1,5 +1,6 @@
 import type { WebhookDeps } from './deps.js';
-import { completeEffect, type DueEffect, postponeEffect } from '../outbox/outbox.js';
+import type { DueEffect } from '../outbox/effects.js';
+import { completeEffect, postponeEffect } from '../outbox/record.js';
 import type { LoadedDelivery } from './delivery-store.js';
 import { webhookSigningSecret } from './endpoints.js';
 import { afterAttempt, type AttemptOutcome } from '../outbox/retry.js';
@@ -18,8 +19,8 @@ const HOLD_MS = 1_000;
  * a hanging endpoint (see EndpointBreaker) are left as they are, and the row comes due again
  * for them shortly.
  */
-export async function deliverWebhooks(deps: WebhookDeps, effect: DueEffect): Promise<void> {
-  const { delivery_ids: deliveryIds } = effect.payload as { delivery_ids: string[] };
+export async function deliverWebhooks(deps: WebhookDeps, effect: DueEffect<'webhook_delivery'>): Promise<void> {
+  const { delivery_ids: deliveryIds } = effect.payload;
   const outcomes = await Promise.all(deliveryIds.map((deliveryId) => attemptDelivery(deps, effect.tenantId, deliveryId)));
   if (!outcomes.includes('held')) return completeEffect(deps.database.db, effect.id);
   const holdMs = Math.min(HOLD_MS, deps.webhooks.timeoutMs);

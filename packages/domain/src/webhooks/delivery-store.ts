@@ -1,16 +1,7 @@
 import type { Database } from '@agov/db';
 import { type BatcherOptions, StatementBatcher } from '../support/statement-batcher.js';
-import type { WebhookEvent } from '../outbox/outbox.js';
+import type { Envelope } from '../outbox/effects.js';
 import type { AttemptOutcome, DeliveryStatus } from '../outbox/retry.js';
-
-/** The envelope every webhook carries (spec "Events → Envelope"). */
-export interface Envelope {
-  id: string;
-  event: WebhookEvent;
-  timestamp: string;
-  tenant_id: string;
-  data: Record<string, unknown>;
-}
 
 /** A delivery as one attempt needs it, its endpoint's secret included (never carried in a job). */
 export interface LoadedDelivery {

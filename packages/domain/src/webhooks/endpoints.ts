@@ -5,7 +5,7 @@ import { webhookEndpoints, type WebhookEndpointRow } from '@agov/db';
 import type { Principal } from '../access/access.js';
 import type { WebhookDeps } from './deps.js';
 import { notFound } from '../support/errors.js';
-import type { WebhookEvent } from '../outbox/outbox.js';
+import type { WebhookEvent } from '../outbox/effects.js';
 import { randomHex } from '../support/secrets.js';
 import { webhookSecretPlace } from '../secrets-at-rest/places.js';
 import { assertWebhookTarget } from './targets.js';

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { and, arrayContains, asc, between, eq } from 'drizzle-orm';
-import { outbox, traceEvents, traces, webhookDeliveries, webhookEndpoints, type Tx } from '@agov/db';
+import { and, asc, between, eq } from 'drizzle-orm';
+import { traceEvents, traces, webhookDeliveries, webhookEndpoints, type Tx } from '@agov/db';
 import type { WebhookDeps } from './deps.js';
-import { completeEffect, deliveryEffects, type DueEffect, outboxRows } from '../outbox/outbox.js';
+import { endpointsSubscribed } from '../outbox/audience.js';
+import { deliveryEffects, type DueEffect, type Envelope } from '../outbox/effects.js';
+import { completeEffect, recordEffects } from '../outbox/record.js';
 import { presentAuditExportRow } from '../presenters/traces.js';
-import type { Envelope } from './delivery-store.js';
 
 /**
  * Events seq from..to of a trace, each as an `audit.event` webhook (CONTRACT: data
@@ -13,8 +14,8 @@ import type { Envelope } from './delivery-store.js';
  * the source or every delivery, never half. (Other webhooks carry their data already and
  * are fanned out by the relay itself.)
  */
-export async function fanOutAuditEvents(deps: WebhookDeps, row: DueEffect): Promise<number> {
-  const { trace_id: traceId, from_seq: fromSeq, to_seq: toSeq } = row.payload as { trace_id: string; from_seq: number; to_seq: number };
+export async function fanOutAuditEvents(deps: WebhookDeps, row: DueEffect<'audit_events'>): Promise<number> {
+  const { trace_id: traceId, from_seq: fromSeq, to_seq: toSeq } = row.payload;
   return deps.database.db.transaction(async (tx) => {
     const events = await tx
       .select({ event: traceEvents, agentId: traces.agentId })
@@ -40,16 +41,7 @@ export async function fanOutAuditEvents(deps: WebhookDeps, row: DueEffect): Prom
 
 async function createDeliveries(tx: Tx, deps: WebhookDeps, tenantId: string, envelopes: readonly Envelope[]): Promise<number> {
   if (envelopes.length === 0) return 0;
-  const endpoints = await tx
-    .select({ id: webhookEndpoints.id })
-    .from(webhookEndpoints)
-    .where(
-      and(
-        eq(webhookEndpoints.tenantId, tenantId),
-        eq(webhookEndpoints.isActive, true),
-        arrayContains(webhookEndpoints.events, ['audit.event']),
-      ),
-    );
+  const endpoints = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(endpointsSubscribed(tenantId, 'audit.event'));
   if (endpoints.length === 0) return 0;
 
   const now = deps.clock.now();
@@ -60,11 +52,11 @@ async function createDeliveries(tx: Tx, deps: WebhookDeps, tenantId: string, env
       endpointId: endpoint.id,
       eventId: envelope.id,
       eventType: envelope.event,
-      payload: envelope as unknown as Record<string, unknown>,
+      payload: envelope,
       createdAt: now,
     })),
   );
   await tx.insert(webhookDeliveries).values(deliveries);
-  await tx.insert(outbox).values(outboxRows(tenantId, deliveryEffects(deliveries.map((d) => d.id)), now));
+  await recordEffects(tx, tenantId, deliveryEffects(deliveries.map((d) => d.id)), now);
   return deliveries.length;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DELIVERIES_PER_EFFECT, deliveryEffects } from './outbox.js';
+import { DELIVERIES_PER_EFFECT, deliveryEffects } from './effects.js';
 
 describe('deliveryEffects', () => {
   it('sends deliveries in batches of DELIVERIES_PER_EFFECT, in order, the last one what is left', () => {
