@@ -132,6 +132,7 @@ export { sendTestChatMessage } from './chat/test-message.js';
 
 // Billing (Stripe): checkout and portal sessions, the subscription, and the provider's events.
 export { receiveProviderEvent, type EventReceipt } from './billing/apply-event.js';
+export type { BillingEventReading, EventSubject, SubscriptionChange, SubscriptionEventReading } from './billing/events.js';
 export { presentSubscription } from './presenters/billing.js';
 export {
   CHECKOUT_PLANS,
@@ -139,7 +140,6 @@ export {
   type CheckoutPlan,
   type CheckoutSessionRequest,
   type PaymentProvider,
-  type ProviderEvent,
   type ProviderEventVerifier,
 } from './billing/provider.js';
 export { openPortal, startCheckout } from './billing/sessions.js';

@@ -1,7 +1,8 @@
 import type { Config } from '@agov/config';
-import { AppError, type BillingPort, type PaymentProvider, type ProviderEvent, type ProviderEventVerifier } from '@agov/domain';
+import { AppError, type BillingPort, type PaymentProvider, type ProviderEventVerifier } from '@agov/domain';
 import type { Logger } from 'pino';
 import Stripe from 'stripe';
+import { readStripeEvent } from './stripe-events.js';
 
 /** How old a signed delivery may be, as Stripe's own default: replays of older ones are refused. */
 const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -11,14 +12,16 @@ const CALL_TIMEOUT_MS = 10_000;
 /**
  * Billing's outside world through Stripe's SDK, the one file that imports it: the API client
  * when `STRIPE_SECRET_KEY` is set (at `STRIPE_API_URL` when given), the webhook's signature
- * check when `STRIPE_WEBHOOK_SECRET` is set, and the configured prices.
+ * check and the reading of its events when `STRIPE_WEBHOOK_SECRET` is set, and the configured
+ * prices.
  */
 export function createBilling(config: Pick<Config, 'stripe'>, logger: Logger): BillingPort {
   const { secretKey, webhookSecret, apiUrl, priceStarter, priceBusiness } = config.stripe;
+  const prices = { starter: priceStarter, business: priceBusiness };
   return {
     provider: secretKey ? stripeProvider(new Stripe(secretKey, clientOptions(apiUrl)), logger) : null,
-    verifyEvent: webhookSecret ? eventVerifier(webhookSecret) : null,
-    prices: { starter: priceStarter, business: priceBusiness },
+    verifyEvent: webhookSecret ? eventVerifier(webhookSecret, prices) : null,
+    prices,
   };
 }
 
@@ -78,7 +81,8 @@ function hostedPage(logger: Logger, method: string, url: string | null | undefin
   throw new AppError('service_unavailable', 'The payment provider answered without a page to open; try again shortly');
 }
 
-function eventVerifier(secret: string): ProviderEventVerifier {
+/** Checks a delivery's signature, then reads its event (see stripe-events.ts). */
+function eventVerifier(secret: string, prices: BillingPort['prices']): ProviderEventVerifier {
   return (rawBody, signature, receivedAt) => {
     if (!signature) throw new AppError('validation_error', 'Missing stripe-signature header');
     let event: Stripe.Event;
@@ -91,31 +95,8 @@ function eventVerifier(secret: string): ProviderEventVerifier {
       // Signed, but not JSON: only whoever holds the secret can send it, and it is still bad input.
       throw new AppError('validation_error', 'The signed body is not valid JSON');
     }
-    return providerEvent(event);
+    return readStripeEvent(event, prices);
   };
-}
-
-const EVENT_ID = /^[\w-]{1,255}$/;
-/** 9999-12-31T23:59:59Z, the last instant a timestamp column holds as written. */
-const LAST_INSTANT_SECONDS = 253_402_300_800;
-
-/** The event's common fields, checked: a signed body that is not an event is bad input, not a crash. */
-function providerEvent(event: unknown): ProviderEvent {
-  const { id, type, created, data } = (typeof event === 'object' && event !== null ? event : {}) as Record<string, unknown>;
-  const isEvent =
-    typeof id === 'string' &&
-    EVENT_ID.test(id) &&
-    typeof type === 'string' &&
-    typeof created === 'number' &&
-    Number.isSafeInteger(created) &&
-    created > 0 &&
-    created < LAST_INSTANT_SECONDS &&
-    typeof data === 'object' &&
-    data !== null;
-  if (!isEvent) {
-    throw new AppError('validation_error', 'The signed body is not a Stripe event (id, type, created, data)');
-  }
-  return { id, type, created, object: (data as { object?: unknown }).object };
 }
 
 /** Stripe's messages go on with advice for integrators; the first sentence names the problem. */
