@@ -1,4 +1,4 @@
-import type { Config, Mode } from '@agov/config';
+import type { Config } from '@agov/config';
 import type { Database } from '@agov/db';
 import type { BillingPort } from './billing/provider.js';
 import type { ChatPort } from './chat/slack-api.js';
@@ -16,6 +16,7 @@ import type { Mailer } from './notifications/mailer.js';
 import type { Observer } from './observer.js';
 import type { DeliveryStore } from './webhooks/delivery-store.js';
 import type { EndpointBreaker } from './webhooks/breaker.js';
+import type { WebhookTargets } from './webhooks/targets.js';
 import type { WebhookTransport } from './webhooks/transport.js';
 
 /** What domain functions need from the outside world; built once by the runtime. */
@@ -35,8 +36,8 @@ export interface Deps {
   readonly publicUrl: string;
   /** Seals the secrets the service stores and opens them again (see secrets-at-rest/README.md). */
   readonly secrets: SecretBox;
-  /** Decides which webhook targets are allowed (see webhooks/targets.ts). */
-  readonly mode: Mode;
+  /** Which URLs may receive webhooks and Slack incoming-webhook posts, and how their names resolve. */
+  readonly webhookTargets: WebhookTargets;
   readonly webhooks: {
     readonly transport: WebhookTransport;
     /** Reads and records deliveries, many to a statement under load. */

@@ -105,7 +105,7 @@ export {
 } from './webhooks/endpoints.js';
 export { fanOutAuditEvents } from './webhooks/fan-out.js';
 export { deliveryHeaders } from './webhooks/signing.js';
-export { blockedAddressReason } from './webhooks/targets.js';
+export { blockedAddressReason, type WebhookTargets } from './webhooks/targets.js';
 export type { OutboundRequest, OutboundResult, WebhookTransport } from './webhooks/transport.js';
 
 // E-mail: the tenant's notification settings, its reviewers' confirmations, and the mail to them.

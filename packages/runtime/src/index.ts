@@ -26,7 +26,7 @@ import { createRateCounters } from './rate-limit-store.js';
 import { createSecretBox } from './secret-keys.js';
 import { createChat } from './slack.js';
 import { createBilling } from './stripe.js';
-import { createWebhookTransport } from './webhook-transport.js';
+import { createWebhookTransport, webhookTargets } from './webhook-transport.js';
 
 /**
  * Group commit (see StatementBatcher): a few writes under way at once keep PostgreSQL busy
@@ -112,6 +112,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     },
     { probeMs: DATABASE_PROBE_MS, deadlineMs: DATABASE_PROBE_DEADLINE_MS },
   );
+  const targets = webhookTargets(config.mode);
   const deps: Deps = {
     database,
     databaseAvailability,
@@ -124,9 +125,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     sessionTtlMs: config.sessionTtlMs,
     publicUrl: config.publicUrl,
     secrets,
-    mode: config.mode,
+    webhookTargets: targets,
     webhooks: {
-      transport: createWebhookTransport(config.mode),
+      transport: createWebhookTransport(targets),
       deliveries: deliveryStore(database, DELIVERY_STATEMENTS),
       timeoutMs: config.webhookTimeoutMs,
       retryDelaysMs: config.webhookRetryDelaysMs,
@@ -225,4 +226,4 @@ function parseNotice(payload: string): InvalidationNotice | null {
 
 export { createLogger } from './logger.js';
 export type { Metrics } from './metrics.js';
-export { createWebhookTransport } from './webhook-transport.js';
+export { createWebhookTransport, webhookTargets } from './webhook-transport.js';

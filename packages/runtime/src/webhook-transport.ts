@@ -1,20 +1,37 @@
-import { lookup } from 'node:dns';
+import { lookup, promises as dns } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Mode } from '@agov/config';
-import { blockedAddressReason, type OutboundRequest, type OutboundResult, type WebhookTransport } from '@agov/domain';
+import { blockedAddressReason, type OutboundRequest, type OutboundResult, type WebhookTargets, type WebhookTransport } from '@agov/domain';
 import { Agent, buildConnector, request, type Dispatcher } from 'undici';
 
 /** CONTRACT: at most 64 KiB of a receiver's answer is read; the rest is dropped unread. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
- * The one webhook sender. In production it connects only to public unicast addresses,
- * judged on the address actually dialled, so a name that re-resolves to a private
- * address after its create-time check (DNS rebinding) is still refused.
+ * Which webhook targets this deployment allows, decided from the mode here and nowhere else:
+ * production only https to public unicast addresses; development also the local ones, and
+ * plain http on the local host, so that a receiver on the developer's machine works.
  */
-export function createWebhookTransport(mode: Mode): WebhookTransport {
-  const dispatcher = new Agent(mode === 'production' ? { connect: publicOnlyConnector() } : {});
+export function webhookTargets(mode: Mode): WebhookTargets {
+  const development = mode === 'development';
+  return { allowPrivate: development, allowLocalHttp: development, resolve: resolveHost };
+}
+
+/** Every address the name resolves to, as the socket's own lookup would find them; none when it does not resolve. */
+const resolveHost = (hostname: string): Promise<string[]> =>
+  dns.lookup(hostname, { all: true }).then(
+    (addresses) => addresses.map(({ address }) => address),
+    () => [],
+  );
+
+/**
+ * The one webhook sender. Unless private targets are allowed it connects only to public
+ * unicast addresses, judged on the address actually dialled, so a name that re-resolves to a
+ * private address after its create-time check (DNS rebinding) is still refused.
+ */
+export function createWebhookTransport(targets: Pick<WebhookTargets, 'allowPrivate'>): WebhookTransport {
+  const dispatcher = new Agent(targets.allowPrivate ? {} : { connect: publicOnlyConnector() });
   return { post: (outbound) => post(dispatcher, outbound) };
 }
 
@@ -44,7 +61,7 @@ async function post(dispatcher: Dispatcher, outbound: OutboundRequest): Promise<
   }
 }
 
-/** An address the production policy refuses, raised before any packet is sent to it. */
+/** An address refused where private targets are not allowed, raised before any packet is sent to it. */
 class BlockedAddressError extends Error {
   constructor(address: string, reason: string) {
     super(`address ${address} is not allowed (${reason})`);

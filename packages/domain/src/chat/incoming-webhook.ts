@@ -10,7 +10,7 @@ import type { SlackMessage } from './slack-api.js';
  */
 export async function postToIncomingWebhook(deps: Deps, url: string, message: SlackMessage): Promise<string | null> {
   try {
-    await assertWebhookTarget(url, deps.mode, 'webhook_url');
+    await assertWebhookTarget(url, deps.webhookTargets, 'webhook_url');
   } catch (error) {
     if (error instanceof AppError && error.code === 'validation_error') return error.message;
     throw error;

@@ -84,7 +84,7 @@ export async function sendTestWebhook(deps: Deps, principal: Principal, endpoint
 /** Why the URL may not receive webhooks now, or null when it may. */
 async function targetRefusal(deps: Deps, url: string): Promise<string | null> {
   try {
-    await assertWebhookTarget(url, deps.mode);
+    await assertWebhookTarget(url, deps.webhookTargets);
     return null;
   } catch (error) {
     if (error instanceof AppError && error.code === 'validation_error') return error.message;
