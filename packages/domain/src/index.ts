@@ -13,6 +13,7 @@ export {
   type InvalidationNotice,
 } from './invalidation.js';
 export type { Observer } from './observer.js';
+export type { SendFailure, SendResult } from './send-result.js';
 export { DecisionInputsCache } from './policy/decision-inputs.js';
 export { EffectAudienceCache } from './effect-audience-cache.js';
 export { TenantPlanCache } from './limits/tenant-plan-cache.js';
@@ -120,14 +121,7 @@ export { handleChatCallback, type ChatCallback } from './chat/callback.js';
 export { postApprovalCard, updateApprovalCard } from './chat/card-delivery.js';
 export { CHAT_MODES, getChatSettings, putChatSettings, type ChatSettingsInput } from './chat/settings.js';
 export { presentChatSettings } from './presenters/chat.js';
-export {
-  SlackCallError,
-  type ChatFailure,
-  type ChatPort,
-  type PostedMessage,
-  type SlackApi,
-  type SlackMessage,
-} from './chat/slack-api.js';
+export type { ChatFailure, ChatPort, PostedMessage, SlackApi, SlackMessage } from './chat/slack-api.js';
 export { sendTestChatMessage } from './chat/test-message.js';
 
 // Billing (Stripe): checkout and portal sessions, the subscription, and the provider's events.
@@ -139,6 +133,7 @@ export {
   type BillingPort,
   type CheckoutPlan,
   type CheckoutSessionRequest,
+  type HostedPage,
   type PaymentProvider,
   type ProviderEventVerifier,
 } from './billing/provider.js';

@@ -1,5 +1,12 @@
 import type { Config } from '@agov/config';
-import { AppError, type BillingPort, type PaymentProvider, type ProviderEventVerifier } from '@agov/domain';
+import {
+  AppError,
+  type BillingPort,
+  type HostedPage,
+  type PaymentProvider,
+  type ProviderEventVerifier,
+  type SendResult,
+} from '@agov/domain';
 import type { Logger } from 'pino';
 import Stripe from 'stripe';
 import { readStripeEvent } from './stripe-events.js';
@@ -38,7 +45,7 @@ function stripeProvider(stripe: Stripe, logger: Logger): PaymentProvider {
   return {
     async createCheckoutSession(request) {
       const tenant = { tenant_id: request.tenantId, plan: request.plan };
-      const session = await call(logger, 'checkout.sessions.create', () =>
+      return hostedPage(logger, 'checkout.sessions.create', () =>
         stripe.checkout.sessions.create({
           mode: 'subscription',
           line_items: [{ price: request.priceId, quantity: 1 }],
@@ -50,35 +57,34 @@ function stripeProvider(stripe: Stripe, logger: Logger): PaymentProvider {
           cancel_url: request.cancelUrl,
         }),
       );
-      return { url: hostedPage(logger, 'checkout.sessions.create', session.url) };
     },
     async createPortalSession(request) {
-      const session = await call(logger, 'billingPortal.sessions.create', () =>
+      return hostedPage(logger, 'billingPortal.sessions.create', () =>
         stripe.billingPortal.sessions.create({ customer: request.customerId, return_url: request.returnUrl }),
       );
-      return { url: hostedPage(logger, 'billingPortal.sessions.create', session.url) };
     },
   };
 }
 
-/** Runs one API call; a failure is logged by Stripe's error type and code (never a key) and answered 503. */
-async function call<T>(logger: Logger, method: string, send: () => Promise<T>): Promise<T> {
+/**
+ * Runs one API call that creates a session and answers its hosted page. A failure is logged by
+ * Stripe's error type and code (never a key); what the user is told names neither.
+ */
+async function hostedPage(logger: Logger, method: string, create: () => Promise<{ url?: string | null }>): Promise<SendResult<HostedPage>> {
+  let session: { url?: string | null };
   try {
-    return await send();
+    session = await create();
   } catch (error) {
     const stripeError = error instanceof Stripe.errors.StripeError ? error : null;
     logger.warn(
       { method, type: stripeError?.type, code: stripeError?.code, statusCode: stripeError?.statusCode, requestId: stripeError?.requestId },
       'stripe call failed',
     );
-    throw new AppError('service_unavailable', 'The payment provider could not be reached; try again shortly');
+    return { ok: false, error: 'The payment provider could not be reached' };
   }
-}
-
-function hostedPage(logger: Logger, method: string, url: string | null | undefined): string {
-  if (url) return url;
+  if (session.url) return { ok: true, url: session.url };
   logger.warn({ method }, 'stripe answered without a url');
-  throw new AppError('service_unavailable', 'The payment provider answered without a page to open; try again shortly');
+  return { ok: false, error: 'The payment provider answered without a page to open' };
 }
 
 /** Checks a delivery's signature, then reads its event (see stripe-events.ts). */

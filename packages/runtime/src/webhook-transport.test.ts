@@ -54,7 +54,7 @@ describe('webhook transport', () => {
     const target = await receiver((_request, response) => response.writeHead(204).end());
     const result = await createWebhookTransport(webhookTargets('development')).post(outbound(target.url));
 
-    expect(result).toEqual({ ok: true, httpStatus: 204, durationMs: expect.any(Number), error: null, timedOut: false });
+    expect(result).toEqual({ ok: true, status: 204, durationMs: expect.any(Number) });
     expect(Number.isInteger(result.durationMs)).toBe(true);
     expect(target.received).toHaveLength(1);
     expect(target.received[0]!.method).toBe('POST');
@@ -65,7 +65,7 @@ describe('webhook transport', () => {
   it('reports a non-2xx status without quoting the answer', async () => {
     const target = await receiver((_request, response) => response.writeHead(500).end('stack trace with internals'));
     const result = await createWebhookTransport(webhookTargets('development')).post(outbound(target.url));
-    expect(result).toEqual({ ok: false, httpStatus: 500, durationMs: expect.any(Number), error: 'HTTP 500', timedOut: false });
+    expect(result).toEqual({ ok: false, status: 500, durationMs: expect.any(Number), error: 'HTTP 500' });
   });
 
   it('does not follow a redirect', async () => {
@@ -75,17 +75,15 @@ describe('webhook transport', () => {
 
     expect(result).toEqual({
       ok: false,
-      httpStatus: 302,
+      status: 302,
       durationMs: expect.any(Number),
       error: 'redirect (HTTP 302) not followed',
-      timedOut: false,
     });
     expect(elsewhere.connections).toHaveLength(0);
   });
 
   const TIMED_OUT_AFTER_300_MS = {
     ok: false,
-    httpStatus: null,
     durationMs: expect.any(Number),
     error: 'timed out after 300 ms',
     timedOut: true,
@@ -129,7 +127,7 @@ describe('webhook transport', () => {
     const started = Date.now();
     const result = await createWebhookTransport(webhookTargets('development')).post(outbound(target.url, 10_000));
 
-    expect(result).toEqual({ ok: true, httpStatus: 200, durationMs: expect.any(Number), error: null, timedOut: false });
+    expect(result).toEqual({ ok: true, status: 200, durationMs: expect.any(Number) });
     expect(Date.now() - started).toBeLessThan(1_000);
     await socketClosed;
   });
@@ -142,10 +140,8 @@ describe('webhook transport', () => {
     const result = await createWebhookTransport(webhookTargets('development')).post(outbound(target.url));
     expect(result).toEqual({
       ok: false,
-      httpStatus: null,
       durationMs: expect.any(Number),
       error: 'connection failed (ECONNREFUSED)',
-      timedOut: false,
     });
   });
 
@@ -169,10 +165,8 @@ describe('webhook transport in production', () => {
 
     expect(result).toEqual({
       ok: false,
-      httpStatus: null,
       durationMs: expect.any(Number),
       error: `address ${address} is not allowed (${reason})`,
-      timedOut: false,
     });
     expect(target.connections).toHaveLength(0);
   });
@@ -181,9 +175,11 @@ describe('webhook transport in production', () => {
     const target = await receiver((_request, response) => response.writeHead(200).end());
     const result = await createWebhookTransport(webhookTargets('production')).post(outbound(`http://localhost:${target.port}/`));
 
-    expect(result.ok).toBe(false);
-    expect(result.httpStatus).toBeNull();
-    expect(result.error).toMatch(/^address (127\.0\.0\.1|::1) is not allowed \(loopback\)$/);
+    expect(result).toEqual({
+      ok: false,
+      durationMs: expect.any(Number),
+      error: expect.stringMatching(/^address (127\.0\.0\.1|::1) is not allowed \(loopback\)$/),
+    });
     expect(target.connections).toHaveLength(0);
   });
 });

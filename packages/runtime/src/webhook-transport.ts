@@ -2,7 +2,14 @@ import { lookup, promises as dns } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Mode } from '@agov/config';
-import { blockedAddressReason, type OutboundRequest, type OutboundResult, type WebhookTargets, type WebhookTransport } from '@agov/domain';
+import {
+  blockedAddressReason,
+  type OutboundRequest,
+  type OutboundResult,
+  type SendResult,
+  type WebhookTargets,
+  type WebhookTransport,
+} from '@agov/domain';
 import { Agent, buildConnector, request, type Dispatcher } from 'undici';
 
 /** CONTRACT: at most 64 KiB of a receiver's answer is read; the rest is dropped unread. */
@@ -38,12 +45,9 @@ export function createWebhookTransport(targets: Pick<WebhookTargets, 'allowPriva
 async function post(dispatcher: Dispatcher, outbound: OutboundRequest): Promise<OutboundResult> {
   const started = performance.now();
   const signal = AbortSignal.timeout(outbound.timeoutMs);
-  const result = (httpStatus: number | null, error: string | null, timedOut = false): OutboundResult => ({
-    ok: error === null,
-    httpStatus,
+  const timed = (result: SendResult<{ status: number }>): OutboundResult => ({
+    ...result,
     durationMs: Math.round(performance.now() - started),
-    error,
-    timedOut,
   });
   try {
     // undici's `request` follows no redirects unless a redirect interceptor is added.
@@ -52,12 +56,12 @@ async function post(dispatcher: Dispatcher, outbound: OutboundRequest): Promise<
     // announced length) the connection is closed instead. The time limit covers the reading.
     await response.body.dump({ limit: MAX_RESPONSE_BYTES, signal });
     const status = response.statusCode;
-    if (status >= 200 && status < 300) return result(status, null);
-    if (status >= 300 && status < 400) return result(status, `redirect (HTTP ${status}) not followed`);
-    return result(status, `HTTP ${status}`);
+    if (status >= 200 && status < 300) return timed({ ok: true, status });
+    if (status >= 300 && status < 400) return timed({ ok: false, status, error: `redirect (HTTP ${status}) not followed` });
+    return timed({ ok: false, status, error: `HTTP ${status}` });
   } catch (error) {
-    if (signal.aborted) return result(null, `timed out after ${outbound.timeoutMs} ms`, true);
-    return result(null, failureOf(error));
+    if (signal.aborted) return timed({ ok: false, error: `timed out after ${outbound.timeoutMs} ms`, timedOut: true });
+    return timed({ ok: false, error: failureOf(error) });
   }
 }
 

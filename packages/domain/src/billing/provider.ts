@@ -1,4 +1,5 @@
 import type { subscriptions } from '@agov/db';
+import type { SendResult } from '../send-result.js';
 import type { BillingEventReading } from './events.js';
 
 /** The plans a checkout can buy; enterprise is arranged by hand. */
@@ -18,12 +19,17 @@ export interface CheckoutSessionRequest {
 }
 
 /**
- * The payment provider's API (Stripe), as the domain uses it. Failures reject with an
- * `AppError` (`service_unavailable`) whose message names no secret.
+ * The payment provider's API (Stripe), as the domain uses it: each call answers the hosted
+ * page to send the user to. A failure's `error` is a sentence for the user (what went wrong,
+ * naming no secret); the adapter logs the provider's own details.
  */
 export interface PaymentProvider {
-  createCheckoutSession(request: CheckoutSessionRequest): Promise<{ url: string }>;
-  createPortalSession(request: { customerId: string; returnUrl: string }): Promise<{ url: string }>;
+  createCheckoutSession(request: CheckoutSessionRequest): Promise<SendResult<HostedPage>>;
+  createPortalSession(request: { customerId: string; returnUrl: string }): Promise<SendResult<HostedPage>>;
+}
+
+export interface HostedPage {
+  url: string;
 }
 
 /**

@@ -6,7 +6,7 @@ import { cardUpdatesFor } from './card-updates.js';
 import { approvalCard, decidedCard, linkOnlyApprovalCard, type CardApproval } from './cards.js';
 import { postToIncomingWebhook } from './incoming-webhook.js';
 import { loadChatIntegration, type ChatIntegration } from './settings.js';
-import { SlackCallError, type PostedMessage } from './slack-api.js';
+import type { PostedMessage } from './slack-api.js';
 
 /**
  * Posts the card of a new approval request (the `chat_card` effect): interactive in bot mode,
@@ -23,17 +23,12 @@ export async function postApprovalCard(deps: Deps, effect: DueEffect): Promise<v
     return completeEffect(deps.database.db, effect.id);
 
   if (integration.mode === 'incoming_webhook') {
-    const error = await postToIncomingWebhook(deps, integration.settings.webhook_url, linkOnlyApprovalCard(approval, deps.publicUrl));
-    return error === null ? completeEffect(deps.database.db, effect.id) : failed(deps, effect, 'approval_card', error);
+    const sent = await postToIncomingWebhook(deps, integration.settings.webhook_url, linkOnlyApprovalCard(approval, deps.publicUrl));
+    return sent.ok ? completeEffect(deps.database.db, effect.id) : failed(deps, effect, 'approval_card', sent.error);
   }
   const { bot_token: token, channel_id: channel } = integration.settings;
-  let posted: PostedMessage;
-  try {
-    posted = await deps.chat.slack.postMessage(token, channel, approvalCard(approval, deps.publicUrl));
-  } catch (error) {
-    if (error instanceof SlackCallError) return failed(deps, effect, 'approval_card', error.message);
-    throw error;
-  }
+  const posted = await deps.chat.slack.postMessage(token, channel, approvalCard(approval, deps.publicUrl));
+  if (!posted.ok) return failed(deps, effect, 'approval_card', posted.error);
   await recordPostedCard(deps, effect, posted);
 }
 
@@ -45,12 +40,8 @@ export async function updateApprovalCard(deps: Deps, effect: DueEffect): Promise
   if (!posted || integration.mode !== 'bot' || !integration.enabled || approval.status === 'pending') {
     return completeEffect(deps.database.db, effect.id);
   }
-  try {
-    await deps.chat.slack.updateMessage(integration.settings.bot_token, posted, decidedCard(approval, deps.publicUrl));
-  } catch (error) {
-    if (error instanceof SlackCallError) return failed(deps, effect, 'card_update', error.message);
-    throw error;
-  }
+  const updated = await deps.chat.slack.updateMessage(integration.settings.bot_token, posted, decidedCard(approval, deps.publicUrl));
+  if (!updated.ok) return failed(deps, effect, 'card_update', updated.error);
   await completeEffect(deps.database.db, effect.id);
 }
 

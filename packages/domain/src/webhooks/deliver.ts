@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
 import { completeEffect, type DueEffect, postponeEffect } from '../outbox.js';
+import type { SendFailure, SendResult } from '../send-result.js';
 import type { LoadedDelivery } from './delivery-store.js';
 import { webhookSigningSecret } from './endpoints.js';
 import { afterAttempt, type AttemptOutcome } from './retry.js';
@@ -37,7 +38,7 @@ async function attemptDelivery(deps: Deps, tenantId: string, deliveryId: string)
   if (!delivery.isActive) {
     // Inactive endpoints receive nothing; what was queued for them is given up, not held.
     const givenUp = { status: 'failed', attempts: delivery.attempts, nextRetryAt: null } as const;
-    await record(deps, delivery, givenUp, { httpStatus: null, error: 'endpoint is inactive' }, now);
+    await record(deps, delivery, givenUp, { ok: false, error: 'endpoint is inactive' }, now);
     return 'done';
   }
 
@@ -52,7 +53,7 @@ async function attemptDelivery(deps: Deps, tenantId: string, deliveryId: string)
 }
 
 /** An attempt the breaker fails at once: the post would only have timed out. */
-const REFUSED = { ok: false, httpStatus: null, error: 'not sent: the endpoint timed out on an earlier delivery' } as const;
+const REFUSED: SendFailure = { ok: false, error: 'not sent: the endpoint timed out on an earlier delivery' };
 
 /** Signs and posts the delivery, and tells the breaker how the post ended, whatever happens. */
 async function send(deps: Deps, delivery: LoadedDelivery, admission: 'send' | 'probe', now: Date): Promise<OutboundResult> {
@@ -73,7 +74,7 @@ async function send(deps: Deps, delivery: LoadedDelivery, admission: 'send' | 'p
       headers: deliveryHeaders(webhookSigningSecret(deps, { id: delivery.endpointId, secret: delivery.secret }), delivery.id, body, now),
       timeoutMs: deps.webhooks.timeoutMs,
     });
-    timedOut = result.timedOut;
+    timedOut = !result.ok && result.timedOut === true;
     return result;
   } finally {
     deps.webhooks.breaker.settle(delivery.endpointId, admission, timedOut, deps.clock.now().getTime());
@@ -85,15 +86,15 @@ function record(
   deps: Deps,
   delivery: LoadedDelivery,
   outcome: AttemptOutcome,
-  result: { httpStatus: number | null; error: string | null },
+  result: SendResult<{ status: number }>,
   finishedAt: Date,
 ): Promise<boolean> {
   return deps.webhooks.deliveries.record.submit({
     deliveryId: delivery.id,
     attemptsBefore: delivery.attempts,
     outcome,
-    httpStatus: result.httpStatus,
-    error: result.error,
+    httpStatus: result.status ?? null,
+    error: result.ok ? null : result.error,
     finishedAt,
   });
 }

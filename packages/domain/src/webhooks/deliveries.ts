@@ -75,9 +75,9 @@ export async function sendTestWebhook(deps: Deps, principal: Principal, endpoint
   });
   return {
     delivered: result.ok,
-    httpStatus: result.httpStatus,
+    httpStatus: result.status ?? null,
     responseTimeMs: result.durationMs,
-    error: result.ok ? null : (result.error ?? 'Delivery failed'),
+    error: result.ok ? null : result.error,
   };
 }
 
