@@ -4,7 +4,7 @@ export { systemClock, type Clock } from './clock.js';
 export type { Deps } from './deps.js';
 export { CacheFreshness } from './cache-freshness.js';
 export { DatabaseAvailability } from './database-availability.js';
-export { isDatabaseUnavailable } from './db-errors.js';
+export { isDatabaseUnavailable, isStatementTimeout } from './db-errors.js';
 export {
   applyInvalidation,
   INVALIDATION_CHANNEL,

@@ -2,7 +2,7 @@ import type { ConnectionError, FastifyBaseLogger, FastifyError, FastifyInstance,
 import { randomUUID } from 'node:crypto';
 import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { AppError, codeToStatus, type Deps, type ErrorCode } from '@agov/domain';
+import { AppError, codeToStatus, isStatementTimeout, type Deps, type ErrorCode } from '@agov/domain';
 
 export interface ErrorBody {
   error: ErrorCode;
@@ -128,19 +128,6 @@ export function toErrorBody(error: FastifyError | AppError, requestId: string): 
   const status = error.statusCode ?? 500;
   if (status >= 500) return errorBody('internal_error', 'Internal server error', requestId);
   return errorBody(codeForStatus(status), status === 400 ? `Invalid request: ${error.message}` : error.message, requestId);
-}
-
-/** SQLSTATE 57014: PostgreSQL cancelled the statement (past `DATABASE_STATEMENT_TIMEOUT_MS`). */
-const QUERY_CANCELED = '57014';
-
-/** Whether the database cancelled a statement; Drizzle wraps the driver's error as its `cause`. */
-function isStatementTimeout(error: unknown): boolean {
-  let current = error;
-  for (let depth = 0; current instanceof Error && depth < 5; depth += 1) {
-    if ((current as { code?: unknown }).code === QUERY_CANCELED) return true;
-    current = current.cause;
-  }
-  return false;
 }
 
 function codeForStatus(status: number): ErrorCode {
