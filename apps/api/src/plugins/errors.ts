@@ -3,15 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { AppError, codeToStatus, isStatementTimeout, type Deps, type ErrorCode } from '@agov/domain';
-
-export interface ErrorBody {
-  error: ErrorCode;
-  message: string;
-  status: number;
-  details?: Record<string, unknown>;
-  trace_id?: string;
-  request_id: string;
-}
+import type { ErrorBody } from '../schemas/common.js';
 
 interface FieldProblem {
   field: string;
