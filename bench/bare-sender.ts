@@ -6,13 +6,13 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { deliveryHeaders } from '@agov/domain';
-import { createWebhookTransport } from '@agov/runtime';
+import { createWebhookTransport, webhookTargets } from '@agov/runtime';
 
 const TICK_MS = 10;
 const rate = Number(process.env.BARE_RATE);
 const url = process.env.BARE_URL!;
 const envelope = process.env.BARE_ENVELOPE!;
-const transport = createWebhookTransport('development');
+const transport = createWebhookTransport(webhookTargets('development'));
 const secret = randomBytes(32).toString('hex');
 const underWay = new Set<Promise<void>>();
 let sent = 0;

@@ -281,14 +281,3 @@ function databaseUrl(env: Env, name: string): string | null {
     url({ [name]: `${start ?? ''}${host}${rest ?? ''}` }, name, ['postgres:', 'postgresql:']);
   return value;
 }
-
-/** A connection URL fit for logs: the password is masked. */
-export function redactUrl(value: string): string {
-  try {
-    const parsed = new URL(value);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '***';
-  }
-}

@@ -3,10 +3,11 @@ export { systemClock, type Clock } from './support/clock.js';
 export type { Deps } from './wiring/deps.js';
 export { CacheFreshness } from './caches/freshness.js';
 export { DatabaseAvailability } from './support/database-availability.js';
-export { isDatabaseUnavailable } from './support/db-errors.js';
+export { isDatabaseUnavailable, isStatementTimeout } from './support/db-errors.js';
 export { clearCaches, createCaches, type Caches, type Invalidation } from './caches/caches.js';
 export { announceInvalidations, listenForInvalidations, readInvalidationClock } from './caches/invalidation.js';
 export type { Observer } from './support/observer.js';
+export type { SendFailure, SendResult } from './support/send-result.js';
 
 // Secrets at rest: the box that seals stored secrets, and their re-encryption under a new key.
 export { secretBox, type SecretBox } from './secrets-at-rest/secret-box.js';
@@ -97,7 +98,7 @@ export {
 } from './webhooks/endpoints.js';
 export { fanOutAuditEvents } from './webhooks/fan-out.js';
 export { deliveryHeaders } from './webhooks/signing.js';
-export { blockedAddressReason } from './webhooks/targets.js';
+export { blockedAddressReason, type WebhookTargets } from './webhooks/targets.js';
 export type { OutboundRequest, OutboundResult, WebhookTransport } from './webhooks/transport.js';
 
 // E-mail: the tenant's notification settings, its reviewers' confirmations, and the mail to them.
@@ -112,26 +113,20 @@ export { handleChatCallback, type ChatCallback } from './chat/callback.js';
 export { postApprovalCard, updateApprovalCard } from './chat/card-delivery.js';
 export { CHAT_MODES, getChatSettings, putChatSettings, type ChatSettingsInput } from './chat/settings.js';
 export { presentChatSettings } from './presenters/chat.js';
-export {
-  SlackCallError,
-  type ChatFailure,
-  type ChatPort,
-  type PostedMessage,
-  type SlackApi,
-  type SlackMessage,
-} from './chat/slack-api.js';
+export type { ChatFailure, ChatPort, PostedMessage, SlackApi, SlackMessage } from './chat/slack-api.js';
 export { sendTestChatMessage } from './chat/test-message.js';
 
 // Billing (Stripe): checkout and portal sessions, the subscription, and the provider's events.
 export { receiveProviderEvent, type EventReceipt } from './billing/apply-event.js';
+export type { BillingEventReading, EventSubject, SubscriptionChange, SubscriptionEventReading } from './billing/events.js';
 export { presentSubscription } from './presenters/billing.js';
 export {
   CHECKOUT_PLANS,
   type BillingPort,
   type CheckoutPlan,
   type CheckoutSessionRequest,
+  type HostedPage,
   type PaymentProvider,
-  type ProviderEvent,
   type ProviderEventVerifier,
 } from './billing/provider.js';
 export { openPortal, startCheckout } from './billing/sessions.js';

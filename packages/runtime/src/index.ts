@@ -22,7 +22,7 @@ import { createRateCounters } from './rate-limit-store.js';
 import { createSecretBox } from './secret-keys.js';
 import { createChat } from './slack.js';
 import { createBilling } from './stripe.js';
-import { createWebhookTransport } from './webhook-transport.js';
+import { createWebhookTransport, webhookTargets } from './webhook-transport.js';
 
 /**
  * Group commit (see StatementBatcher): a few writes under way at once keep PostgreSQL busy
@@ -102,6 +102,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     },
     { probeMs: DATABASE_PROBE_MS, deadlineMs: DATABASE_PROBE_DEADLINE_MS },
   );
+  const targets = webhookTargets(config.mode);
   const deps: Deps = {
     database,
     databaseAvailability,
@@ -113,9 +114,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     sessionTtlMs: config.sessionTtlMs,
     publicUrl: config.publicUrl,
     secrets,
-    mode: config.mode,
+    webhookTargets: targets,
     webhooks: {
-      transport: createWebhookTransport(config.mode),
+      transport: createWebhookTransport(targets),
       deliveries: deliveryStore(database, DELIVERY_STATEMENTS),
       timeoutMs: config.webhookTimeoutMs,
       retryDelaysMs: config.webhookRetryDelaysMs,
@@ -195,4 +196,4 @@ function jobBackendFor(config: Config, role: ProcessRole, logger: Logger): JobBa
 
 export { createLogger } from './logger.js';
 export type { Metrics } from './metrics.js';
-export { createWebhookTransport } from './webhook-transport.js';
+export { createWebhookTransport, webhookTargets } from './webhook-transport.js';

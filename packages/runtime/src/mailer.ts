@@ -1,5 +1,5 @@
 import type { Config } from '@agov/config';
-import type { CappedMail, Mailer, MailMessage, UndeliveredMail } from '@agov/domain';
+import type { CappedMail, Mailer, MailMessage, SendResult, UndeliveredMail } from '@agov/domain';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 
@@ -26,6 +26,7 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'smtpFrom'>, logge
       async send() {
         if (!told) logger.warn('e-mail is not configured (SMTP_URL unset)');
         told = true;
+        return { ok: true };
       },
       ...reports,
     };
@@ -33,10 +34,13 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'smtpFrom'>, logge
 
   const transport = nodemailer.createTransport({ url: config.smtpUrl, ...TIMEOUTS_MS });
   return {
-    async send(message: MailMessage) {
-      await transport.sendMail({ ...message, from: config.smtpFrom }).catch((error: unknown) => {
-        throw new Error(failureOf(error));
-      });
+    async send(message: MailMessage): Promise<SendResult> {
+      try {
+        await transport.sendMail({ ...message, from: config.smtpFrom });
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, error: failureOf(error) };
+      }
     },
     ...reports,
   };

@@ -1,5 +1,5 @@
 import type { Config } from '@agov/config';
-import { SlackCallError, type ChatPort, type PostedMessage, type SlackApi, type SlackMessage } from '@agov/domain';
+import type { ChatPort, PostedMessage, SendFailure, SendResult, SlackApi, SlackMessage } from '@agov/domain';
 import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger } from '@slack/web-api';
 import type { Logger } from 'pino';
 
@@ -31,39 +31,39 @@ export function createChat(config: Pick<Config, 'slackApiUrl' | 'webhookTimeoutM
 function slackApi(client: WebClient): SlackApi {
   return {
     async postMessage(token, channel, message) {
-      const result = await call('chat.postMessage', () => client.chat.postMessage({ token, channel, ...message }));
-      if (typeof result.channel !== 'string' || typeof result.ts !== 'string') {
-        throw new SlackCallError('chat.postMessage', 'the answer has no channel and ts');
-      }
-      return { channel: result.channel, ts: result.ts };
+      const sent = await call('chat.postMessage', () => client.chat.postMessage({ token, channel, ...message }));
+      if (!sent.ok) return sent;
+      const { channel: postedIn, ts } = sent.answer;
+      if (typeof postedIn !== 'string' || typeof ts !== 'string') return failed('chat.postMessage', 'the answer has no channel and ts');
+      return { ok: true, channel: postedIn, ts };
     },
     async updateMessage(token, posted: PostedMessage, message: SlackMessage) {
-      await call('chat.update', () => client.chat.update({ token, channel: posted.channel, ts: posted.ts, ...message }));
+      const sent = await call('chat.update', () => client.chat.update({ token, channel: posted.channel, ts: posted.ts, ...message }));
+      return sent.ok ? { ok: true } : sent;
     },
     async postEphemeral(token, channel, user, message) {
-      await call('chat.postEphemeral', () => client.chat.postEphemeral({ token, channel, user, ...message }));
+      const sent = await call('chat.postEphemeral', () => client.chat.postEphemeral({ token, channel, user, ...message }));
+      return sent.ok ? { ok: true } : sent;
     },
     async userEmail(token, user) {
-      try {
-        const result = await call('users.info', () => client.users.info({ token, user }));
-        return result.user?.profile?.email ?? null;
-      } catch (error) {
-        // Without `users:read.email` Slack leaves the e-mail out or refuses with missing_scope.
-        if (error instanceof SlackCallError && /missing_scope|user_not_found/.test(error.message)) return null;
-        throw error;
-      }
+      const sent = await call('users.info', () => client.users.info({ token, user }));
+      if (sent.ok) return { ok: true, email: sent.answer.user?.profile?.email ?? null };
+      // Without `users:read.email` Slack leaves the e-mail out or refuses with missing_scope.
+      return /missing_scope|user_not_found/.test(sent.error) ? { ok: true, email: null } : sent;
     },
   };
 }
 
-/** Runs one call; whatever goes wrong becomes a SlackCallError naming the method and Slack's reason, never the token. */
-async function call<T>(method: string, send: () => Promise<T>): Promise<T> {
+/** Runs one call; whatever goes wrong becomes a failure naming the method and Slack's reason, never the token. */
+async function call<T>(method: string, send: () => Promise<T>): Promise<SendResult<{ answer: T }>> {
   try {
-    return await send();
+    return { ok: true, answer: await send() };
   } catch (error) {
-    throw new SlackCallError(method, reasonOf(error));
+    return failed(method, reasonOf(error));
   }
 }
+
+const failed = (method: string, reason: string): SendFailure => ({ ok: false, error: `slack ${method} failed: ${reason}` });
 
 function reasonOf(error: unknown): string {
   const failure = error as { code?: string; data?: { error?: string }; statusCode?: number; retryAfter?: number; original?: Error };

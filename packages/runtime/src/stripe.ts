@@ -1,7 +1,15 @@
 import type { Config } from '@agov/config';
-import { AppError, type BillingPort, type PaymentProvider, type ProviderEvent, type ProviderEventVerifier } from '@agov/domain';
+import {
+  AppError,
+  type BillingPort,
+  type HostedPage,
+  type PaymentProvider,
+  type ProviderEventVerifier,
+  type SendResult,
+} from '@agov/domain';
 import type { Logger } from 'pino';
 import Stripe from 'stripe';
+import { readStripeEvent } from './stripe-events.js';
 
 /** How old a signed delivery may be, as Stripe's own default: replays of older ones are refused. */
 const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -11,14 +19,16 @@ const CALL_TIMEOUT_MS = 10_000;
 /**
  * Billing's outside world through Stripe's SDK, the one file that imports it: the API client
  * when `STRIPE_SECRET_KEY` is set (at `STRIPE_API_URL` when given), the webhook's signature
- * check when `STRIPE_WEBHOOK_SECRET` is set, and the configured prices.
+ * check and the reading of its events when `STRIPE_WEBHOOK_SECRET` is set, and the configured
+ * prices.
  */
 export function createBilling(config: Pick<Config, 'stripe'>, logger: Logger): BillingPort {
   const { secretKey, webhookSecret, apiUrl, priceStarter, priceBusiness } = config.stripe;
+  const prices = { starter: priceStarter, business: priceBusiness };
   return {
     provider: secretKey ? stripeProvider(new Stripe(secretKey, clientOptions(apiUrl)), logger) : null,
-    verifyEvent: webhookSecret ? eventVerifier(webhookSecret) : null,
-    prices: { starter: priceStarter, business: priceBusiness },
+    verifyEvent: webhookSecret ? eventVerifier(webhookSecret, prices) : null,
+    prices,
   };
 }
 
@@ -35,7 +45,7 @@ function stripeProvider(stripe: Stripe, logger: Logger): PaymentProvider {
   return {
     async createCheckoutSession(request) {
       const tenant = { tenant_id: request.tenantId, plan: request.plan };
-      const session = await call(logger, 'checkout.sessions.create', () =>
+      return hostedPage(logger, 'checkout.sessions.create', () =>
         stripe.checkout.sessions.create({
           mode: 'subscription',
           line_items: [{ price: request.priceId, quantity: 1 }],
@@ -47,38 +57,38 @@ function stripeProvider(stripe: Stripe, logger: Logger): PaymentProvider {
           cancel_url: request.cancelUrl,
         }),
       );
-      return { url: hostedPage(logger, 'checkout.sessions.create', session.url) };
     },
     async createPortalSession(request) {
-      const session = await call(logger, 'billingPortal.sessions.create', () =>
+      return hostedPage(logger, 'billingPortal.sessions.create', () =>
         stripe.billingPortal.sessions.create({ customer: request.customerId, return_url: request.returnUrl }),
       );
-      return { url: hostedPage(logger, 'billingPortal.sessions.create', session.url) };
     },
   };
 }
 
-/** Runs one API call; a failure is logged by Stripe's error type and code (never a key) and answered 503. */
-async function call<T>(logger: Logger, method: string, send: () => Promise<T>): Promise<T> {
+/**
+ * Runs one API call that creates a session and answers its hosted page. A failure is logged by
+ * Stripe's error type and code (never a key); what the user is told names neither.
+ */
+async function hostedPage(logger: Logger, method: string, create: () => Promise<{ url?: string | null }>): Promise<SendResult<HostedPage>> {
+  let session: { url?: string | null };
   try {
-    return await send();
+    session = await create();
   } catch (error) {
     const stripeError = error instanceof Stripe.errors.StripeError ? error : null;
     logger.warn(
       { method, type: stripeError?.type, code: stripeError?.code, statusCode: stripeError?.statusCode, requestId: stripeError?.requestId },
       'stripe call failed',
     );
-    throw new AppError('service_unavailable', 'The payment provider could not be reached; try again shortly');
+    return { ok: false, error: 'The payment provider could not be reached' };
   }
-}
-
-function hostedPage(logger: Logger, method: string, url: string | null | undefined): string {
-  if (url) return url;
+  if (session.url) return { ok: true, url: session.url };
   logger.warn({ method }, 'stripe answered without a url');
-  throw new AppError('service_unavailable', 'The payment provider answered without a page to open; try again shortly');
+  return { ok: false, error: 'The payment provider answered without a page to open' };
 }
 
-function eventVerifier(secret: string): ProviderEventVerifier {
+/** Checks a delivery's signature, then reads its event (see stripe-events.ts). */
+function eventVerifier(secret: string, prices: BillingPort['prices']): ProviderEventVerifier {
   return (rawBody, signature, receivedAt) => {
     if (!signature) throw new AppError('validation_error', 'Missing stripe-signature header');
     let event: Stripe.Event;
@@ -91,31 +101,8 @@ function eventVerifier(secret: string): ProviderEventVerifier {
       // Signed, but not JSON: only whoever holds the secret can send it, and it is still bad input.
       throw new AppError('validation_error', 'The signed body is not valid JSON');
     }
-    return providerEvent(event);
+    return readStripeEvent(event, prices);
   };
-}
-
-const EVENT_ID = /^[\w-]{1,255}$/;
-/** 9999-12-31T23:59:59Z, the last instant a timestamp column holds as written. */
-const LAST_INSTANT_SECONDS = 253_402_300_800;
-
-/** The event's common fields, checked: a signed body that is not an event is bad input, not a crash. */
-function providerEvent(event: unknown): ProviderEvent {
-  const { id, type, created, data } = (typeof event === 'object' && event !== null ? event : {}) as Record<string, unknown>;
-  const isEvent =
-    typeof id === 'string' &&
-    EVENT_ID.test(id) &&
-    typeof type === 'string' &&
-    typeof created === 'number' &&
-    Number.isSafeInteger(created) &&
-    created > 0 &&
-    created < LAST_INSTANT_SECONDS &&
-    typeof data === 'object' &&
-    data !== null;
-  if (!isEvent) {
-    throw new AppError('validation_error', 'The signed body is not a Stripe event (id, type, created, data)');
-  }
-  return { id, type, created, object: (data as { object?: unknown }).object };
 }
 
 /** Stripe's messages go on with advice for integrators; the first sentence names the problem. */

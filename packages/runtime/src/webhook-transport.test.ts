@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWebhookTransport } from './webhook-transport.js';
+import { createWebhookTransport, webhookTargets } from './webhook-transport.js';
 
 interface Receiver {
   url: string;
@@ -52,9 +52,9 @@ const outbound = (url: string, timeoutMs = 5_000) => ({ url, body, headers, time
 describe('webhook transport', () => {
   it('POSTs the body with the given headers and reports a 2xx as delivered', async () => {
     const target = await receiver((_request, response) => response.writeHead(204).end());
-    const result = await createWebhookTransport('development').post(outbound(target.url));
+    const result = await createWebhookTransport(webhookTargets('development')).post(outbound(target.url));
 
-    expect(result).toEqual({ ok: true, httpStatus: 204, durationMs: expect.any(Number), error: null, timedOut: false });
+    expect(result).toEqual({ ok: true, status: 204, durationMs: expect.any(Number) });
     expect(Number.isInteger(result.durationMs)).toBe(true);
     expect(target.received).toHaveLength(1);
     expect(target.received[0]!.method).toBe('POST');
@@ -64,28 +64,26 @@ describe('webhook transport', () => {
 
   it('reports a non-2xx status without quoting the answer', async () => {
     const target = await receiver((_request, response) => response.writeHead(500).end('stack trace with internals'));
-    const result = await createWebhookTransport('development').post(outbound(target.url));
-    expect(result).toEqual({ ok: false, httpStatus: 500, durationMs: expect.any(Number), error: 'HTTP 500', timedOut: false });
+    const result = await createWebhookTransport(webhookTargets('development')).post(outbound(target.url));
+    expect(result).toEqual({ ok: false, status: 500, durationMs: expect.any(Number), error: 'HTTP 500' });
   });
 
   it('does not follow a redirect', async () => {
     const elsewhere = await receiver((_request, response) => response.writeHead(200).end());
     const target = await receiver((_request, response) => response.writeHead(302, { location: elsewhere.url }).end());
-    const result = await createWebhookTransport('development').post(outbound(target.url));
+    const result = await createWebhookTransport(webhookTargets('development')).post(outbound(target.url));
 
     expect(result).toEqual({
       ok: false,
-      httpStatus: 302,
+      status: 302,
       durationMs: expect.any(Number),
       error: 'redirect (HTTP 302) not followed',
-      timedOut: false,
     });
     expect(elsewhere.connections).toHaveLength(0);
   });
 
   const TIMED_OUT_AFTER_300_MS = {
     ok: false,
-    httpStatus: null,
     durationMs: expect.any(Number),
     error: 'timed out after 300 ms',
     timedOut: true,
@@ -94,7 +92,7 @@ describe('webhook transport', () => {
   it('gives up on a receiver that never answers once the time limit passes', async () => {
     const target = await receiver(() => {});
     const started = Date.now();
-    const result = await createWebhookTransport('development').post(outbound(target.url, 300));
+    const result = await createWebhookTransport(webhookTargets('development')).post(outbound(target.url, 300));
 
     expect(result).toEqual(TIMED_OUT_AFTER_300_MS);
     expect(result.durationMs).toBeGreaterThanOrEqual(299);
@@ -107,7 +105,7 @@ describe('webhook transport', () => {
       response.write('only the first bytes');
     });
     const started = Date.now();
-    const result = await createWebhookTransport('development').post(outbound(target.url, 300));
+    const result = await createWebhookTransport(webhookTargets('development')).post(outbound(target.url, 300));
 
     expect(result).toEqual(TIMED_OUT_AFTER_300_MS);
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -127,9 +125,9 @@ describe('webhook transport', () => {
       pump();
     });
     const started = Date.now();
-    const result = await createWebhookTransport('development').post(outbound(target.url, 10_000));
+    const result = await createWebhookTransport(webhookTargets('development')).post(outbound(target.url, 10_000));
 
-    expect(result).toEqual({ ok: true, httpStatus: 200, durationMs: expect.any(Number), error: null, timedOut: false });
+    expect(result).toEqual({ ok: true, status: 200, durationMs: expect.any(Number) });
     expect(Date.now() - started).toBeLessThan(1_000);
     await socketClosed;
   });
@@ -139,19 +137,17 @@ describe('webhook transport', () => {
     const server = servers.pop()!;
     server.close();
     await once(server, 'close');
-    const result = await createWebhookTransport('development').post(outbound(target.url));
+    const result = await createWebhookTransport(webhookTargets('development')).post(outbound(target.url));
     expect(result).toEqual({
       ok: false,
-      httpStatus: null,
       durationMs: expect.any(Number),
       error: 'connection failed (ECONNREFUSED)',
-      timedOut: false,
     });
   });
 
   it('keeps working for later sends on the same transport', async () => {
     const target = await receiver((_request, response) => response.writeHead(200).end('ok'));
-    const transport = createWebhookTransport('development');
+    const transport = createWebhookTransport(webhookTargets('development'));
     for (let attempt = 0; attempt < 3; attempt += 1) {
       expect((await transport.post(outbound(target.url))).ok).toBe(true);
     }
@@ -165,25 +161,40 @@ describe('webhook transport in production', () => {
     ['[::ffff:127.0.0.1]', '::ffff:7f00:1', 'IPv4-mapped IPv6 (loopback)'],
   ])('refuses the IP literal %s before connecting', async (host, address, reason) => {
     const target = await receiver((_request, response) => response.writeHead(200).end());
-    const result = await createWebhookTransport('production').post(outbound(`http://${host}:${target.port}/`));
+    const result = await createWebhookTransport(webhookTargets('production')).post(outbound(`http://${host}:${target.port}/`));
 
     expect(result).toEqual({
       ok: false,
-      httpStatus: null,
       durationMs: expect.any(Number),
       error: `address ${address} is not allowed (${reason})`,
-      timedOut: false,
     });
     expect(target.connections).toHaveLength(0);
   });
 
   it('refuses a name that resolves to a private address before connecting', async () => {
     const target = await receiver((_request, response) => response.writeHead(200).end());
-    const result = await createWebhookTransport('production').post(outbound(`http://localhost:${target.port}/`));
+    const result = await createWebhookTransport(webhookTargets('production')).post(outbound(`http://localhost:${target.port}/`));
 
-    expect(result.ok).toBe(false);
-    expect(result.httpStatus).toBeNull();
-    expect(result.error).toMatch(/^address (127\.0\.0\.1|::1) is not allowed \(loopback\)$/);
+    expect(result).toEqual({
+      ok: false,
+      durationMs: expect.any(Number),
+      error: expect.stringMatching(/^address (127\.0\.0\.1|::1) is not allowed \(loopback\)$/),
+    });
     expect(target.connections).toHaveLength(0);
+  });
+});
+
+describe('webhook targets', () => {
+  it('allows local targets and plain http on the local host in development only', () => {
+    expect(webhookTargets('development')).toMatchObject({ allowPrivate: true, allowLocalHttp: true });
+    expect(webhookTargets('production')).toMatchObject({ allowPrivate: false, allowLocalHttp: false });
+  });
+
+  it('resolves a name to every address it has, and a name that does not resolve to none', async () => {
+    const { resolve } = webhookTargets('production');
+    const loopback = await resolve('localhost');
+    expect(loopback.length).toBeGreaterThan(0);
+    for (const address of loopback) expect(['127.0.0.1', '::1']).toContain(address);
+    expect(await resolve('no-such-host.invalid')).toEqual([]);
   });
 });

@@ -22,6 +22,11 @@ declare module 'fastify' {
      * caller that rightly sends many from few addresses (Slack, for every tenant).
      */
     addressLimit?: AddressLimit;
+    /**
+     * The tenant's allowance this route counts against, when not the one its method implies
+     * (spec: read for GET, write for the other methods): `evaluate` on POST /evaluate.
+     */
+    rateCategory?: RateCategory;
   }
 }
 
@@ -83,8 +88,7 @@ export async function installRateLimits(app: FastifyInstance, deps: Deps): Promi
 }
 
 function categoryOf(request: FastifyRequest): RateCategory {
-  if (READ_METHODS.has(request.method)) return 'read';
-  return request.method === 'POST' && request.routeOptions.url === '/api/v1/evaluate' ? 'evaluate' : 'write';
+  return request.routeOptions.config.rateCategory ?? (READ_METHODS.has(request.method) ? 'read' : 'write');
 }
 
 async function limit(limiter: Limiter, request: FastifyRequest, reply: FastifyReply, category: string, counted: boolean) {

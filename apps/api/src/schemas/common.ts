@@ -1,5 +1,5 @@
-import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
-import { DATA_CLASSIFICATIONS, instantOf, POLICY_EFFECTS } from '@agov/domain';
+import { type Static, Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
+import { codeToStatus, DATA_CLASSIFICATIONS, type ErrorCode, instantOf, POLICY_EFFECTS } from '@agov/domain';
 
 /** A request body: unknown fields are rejected, never silently dropped. */
 export const Body = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
@@ -72,13 +72,19 @@ export const Data = <T extends TSchema>(schema: T) => Type.Object({ data: schema
 
 export const PagedList = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item), pagination: Pagination });
 
-export const ErrorResponse = Type.Object({
-  error: Type.String(),
+/**
+ * The spec's error body, the one shape every error leaves the API in: the error handler builds
+ * it, the OpenAPI document gives it as every operation's default response, and the dashboard's
+ * client reads it from the types generated from that document.
+ */
+export const ErrorBody = Type.Object({
+  error: StringEnum(Object.keys(codeToStatus) as ErrorCode[]),
   message: Type.String(),
   status: Type.Integer(),
   details: Type.Optional(Type.Object({}, { additionalProperties: true })),
   trace_id: Type.Optional(Type.String()),
   request_id: Type.String(),
 });
+export type ErrorBody = Static<typeof ErrorBody>;
 
 export type Schema = TObject;

@@ -1,21 +1,20 @@
 import createClient from 'openapi-fetch';
-import type { paths } from './schema';
+import type { components, paths } from './schema';
 
-/** The spec's error body; every failed call is thrown as an ApiError carrying it. */
-export interface ApiErrorBody {
-  error: string;
-  message: string;
-  status: number;
-  request_id?: string;
-  details?: unknown;
-}
+/** The spec's error body, as the service's OpenAPI document declares it. */
+export type ApiErrorBody = components['schemas']['ErrorBody'];
 
+/**
+ * A failed call, with the service's error body; `body` is null when what answered was not the
+ * service (a proxy's error page, say), and the message then says only the status.
+ */
 export class ApiError extends Error {
-  constructor(readonly body: ApiErrorBody) {
-    super(body.message);
-  }
-  get status() {
-    return this.body.status;
+  constructor(
+    readonly status: number,
+    readonly body: ApiErrorBody | null,
+    message: string,
+  ) {
+    super(message);
   }
 }
 
@@ -39,12 +38,12 @@ interface Result<T> {
 export async function unwrap<T>(call: Promise<Result<T>>): Promise<T> {
   const { data, error, response } = await call;
   if (response.ok) return data as T;
-  throw new ApiError(errorBody(error, response));
+  const body = isErrorBody(error) ? error : null;
+  throw new ApiError(response.status, body, body?.message ?? `The service answered ${response.status} ${response.statusText}.`);
 }
 
-function errorBody(error: unknown, response: Response): ApiErrorBody {
-  if (error && typeof error === 'object' && 'message' in error && 'error' in error) return error as ApiErrorBody;
-  return { error: 'http_error', message: `The service answered ${response.status} ${response.statusText}.`, status: response.status };
+function isErrorBody(error: unknown): error is ApiErrorBody {
+  return typeof error === 'object' && error !== null && 'message' in error && 'error' in error;
 }
 
 /** A download link for an export, opened by the browser itself so that large files stream to disk. */

@@ -33,6 +33,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         put?: never;
@@ -110,6 +119,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -169,6 +187,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -201,6 +228,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
                 };
             };
         };
@@ -257,6 +293,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         put?: never;
@@ -310,6 +355,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         put?: never;
@@ -352,6 +406,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -387,6 +450,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
                 };
             };
         };
@@ -431,6 +503,15 @@ export interface paths {
                                 created_at: string;
                             };
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -484,6 +565,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         put?: never;
@@ -529,6 +619,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -564,6 +663,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
                 };
             };
         };
@@ -614,6 +722,15 @@ export interface paths {
                                 key: string;
                             };
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -671,6 +788,15 @@ export interface paths {
                             /** @enum {string} */
                             risk_classification?: "low" | "medium" | "high" | "critical";
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -737,6 +863,15 @@ export interface paths {
                                 offset: number;
                             };
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -815,6 +950,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         put?: never;
@@ -860,6 +1004,15 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -900,6 +1053,15 @@ export interface paths {
                             verified_at: string;
                             first_invalid_event?: string | null;
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -984,6 +1146,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1024,6 +1195,15 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1062,6 +1242,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
                 };
             };
         };
@@ -1137,6 +1326,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1174,6 +1372,15 @@ export interface paths {
                         "application/json": {
                             count: number;
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -1271,6 +1478,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1314,6 +1530,15 @@ export interface paths {
                             approver_name: string | null;
                             decision_note: string | null;
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -1391,6 +1616,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1462,6 +1696,15 @@ export interface paths {
                                 decision_note: string | null;
                             };
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -1543,6 +1786,15 @@ export interface paths {
                                 offset: number;
                             };
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -1633,6 +1885,15 @@ export interface paths {
                                 created_at: string;
                             };
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -1728,6 +1989,15 @@ export interface paths {
                                 };
                             };
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -1826,6 +2096,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -1892,6 +2171,15 @@ export interface paths {
                                 created_at: string;
                             };
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -1966,6 +2254,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2036,6 +2333,15 @@ export interface paths {
                                 created_at: string;
                             };
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -2111,6 +2417,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2181,6 +2496,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2243,6 +2567,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2292,6 +2625,15 @@ export interface paths {
                                 updated_at: string;
                             };
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -2362,6 +2704,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -2424,6 +2775,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2479,6 +2839,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2522,6 +2891,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2560,6 +2938,15 @@ export interface paths {
                                 created_at: string;
                             };
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -2607,6 +2994,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2628,6 +3024,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
                 };
             };
         };
@@ -2670,6 +3075,15 @@ export interface paths {
                                 created_at: string;
                             };
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -2721,6 +3135,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2763,6 +3186,15 @@ export interface paths {
                             response_time_ms: number;
                             error?: string;
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -2809,6 +3241,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2844,6 +3285,15 @@ export interface paths {
                         "application/json": {
                             url: string;
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -2887,6 +3337,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2924,6 +3383,15 @@ export interface paths {
                         "application/json": {
                             received: boolean;
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -2982,6 +3450,15 @@ export interface paths {
                                 updated_at: string;
                             };
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -3043,6 +3520,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         post?: never;
@@ -3084,6 +3570,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -3116,6 +3611,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
                 };
             };
         };
@@ -3157,6 +3661,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         put: {
@@ -3189,6 +3702,15 @@ export interface paths {
                                 unconfirmed_emails: string[];
                             };
                         };
+                    };
+                };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -3231,6 +3753,15 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description An error, in the shape every error has */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -3242,7 +3773,19 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        ErrorBody: {
+            /** @enum {string} */
+            error: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "request_timeout" | "conflict" | "export_too_large" | "payload_too_large" | "rate_limit_exceeded" | "internal_error" | "billing_not_configured" | "service_unavailable";
+            message: string;
+            status: number;
+            details?: {
+                [key: string]: unknown;
+            };
+            trace_id?: string;
+            request_id: string;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;

@@ -15,7 +15,7 @@ export function ErrorNotice({ error }: { error: unknown }) {
     );
   }
   const message = error instanceof Error ? error.message : String(error);
-  const requestId = error instanceof ApiError ? error.body.request_id : undefined;
+  const requestId = error instanceof ApiError ? error.body?.request_id : undefined;
   return (
     <div role="alert" className="notice notice-error">
       {message}

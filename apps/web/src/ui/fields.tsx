@@ -94,7 +94,7 @@ export function CheckboxField({ label, value, onChange }: { label: string; value
 
 /** The service's validation problems keyed by field name (`details.fields` of a 400). */
 export function fieldErrors(error: unknown): Record<string, string> {
-  if (!(error instanceof ApiError) || error.body.error !== 'validation_error') return {};
+  if (!(error instanceof ApiError) || error.body?.error !== 'validation_error') return {};
   const fields = (error.body.details as { fields?: { field: string; message: string }[] } | undefined)?.fields ?? [];
   return Object.fromEntries(fields.map((problem) => [problem.field, problem.message]));
 }

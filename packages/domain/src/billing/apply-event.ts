@@ -3,7 +3,7 @@ import { billingEvents, subscriptions, type SubscriptionRow, type Tx } from '@ag
 import type { BillingDeps } from './deps.js';
 import { AppError } from '../support/errors.js';
 import { transactionInvalidating } from '../caches/invalidation.js';
-import { type EventSubject, readProviderEvent } from './events.js';
+import type { EventSubject } from './events.js';
 
 /** What became of a delivered event; the route logs it, the provider only needs the 200. */
 export interface EventReceipt {
@@ -33,19 +33,19 @@ export async function receiveProviderEvent(deps: BillingDeps, rawBody: Buffer, s
   if (!deps.billing.verifyEvent)
     throw new AppError('billing_not_configured', 'Billing webhook not configured: STRIPE_WEBHOOK_SECRET is unset');
   const event = deps.billing.verifyEvent(rawBody, signature, deps.clock.now());
-  const reading = readProviderEvent(event, deps.billing.prices);
   const receipt = (result: Omit<EventReceipt, 'eventId' | 'eventType'>): EventReceipt => ({
-    eventId: event.id,
-    eventType: event.type,
+    eventId: event.eventId,
+    eventType: event.eventType,
     ...result,
   });
+  const reading = event.subscription;
   if (!reading) return receipt({ outcome: 'ignored', reason: 'event type not handled' });
-  const eventAt = new Date(event.created * 1000);
+  const eventAt = event.createdAt;
 
   return transactionInvalidating(deps, async (tx, invalidate) => {
     const recorded = await tx
       .insert(billingEvents)
-      .values({ id: event.id, type: event.type, receivedAt: deps.clock.now() })
+      .values({ id: event.eventId, type: event.eventType, receivedAt: deps.clock.now() })
       .onConflictDoNothing()
       .returning({ id: billingEvents.id });
     if (recorded.length === 0) return receipt({ outcome: 'duplicate' });
@@ -88,8 +88,8 @@ function pastDueSince(current: SubscriptionRow, status: SubscriptionRow['status'
 }
 
 /**
- * The tenant an event names: the first of `metadata.tenant_id` and `client_reference_id` the
- * event carries (which must then be a tenant's id), else the tenant holding its customer.
+ * The tenant an event names: the tenant reference it carries (which must then be a tenant's
+ * id), else the tenant holding its customer.
  */
 async function tenantOf(tx: Tx, subject: EventSubject): Promise<string | null> {
   if (subject.tenantReference !== null) return UUID.test(subject.tenantReference) ? subject.tenantReference : null;

@@ -1,4 +1,6 @@
 import type { subscriptions } from '@agov/db';
+import type { SendResult } from '../support/send-result.js';
+import type { BillingEventReading } from './events.js';
 
 /** The plans a checkout can buy; enterprise is arranged by hand. */
 export const CHECKOUT_PLANS = ['starter', 'business'] as const satisfies readonly (typeof subscriptions.$inferSelect)['plan'][];
@@ -17,30 +19,25 @@ export interface CheckoutSessionRequest {
 }
 
 /**
- * The payment provider's API (Stripe), as the domain uses it. Failures reject with an
- * `AppError` (`service_unavailable`) whose message names no secret.
+ * The payment provider's API (Stripe), as the domain uses it: each call answers the hosted
+ * page to send the user to. A failure's `error` is a sentence for the user (what went wrong,
+ * naming no secret); the adapter logs the provider's own details.
  */
 export interface PaymentProvider {
-  createCheckoutSession(request: CheckoutSessionRequest): Promise<{ url: string }>;
-  createPortalSession(request: { customerId: string; returnUrl: string }): Promise<{ url: string }>;
+  createCheckoutSession(request: CheckoutSessionRequest): Promise<SendResult<HostedPage>>;
+  createPortalSession(request: { customerId: string; returnUrl: string }): Promise<SendResult<HostedPage>>;
 }
 
-/** A provider event whose signature checked out: only the fields every event has are typed. */
-export interface ProviderEvent {
-  id: string;
-  type: string;
-  /** Unix seconds, when the provider created the event. */
-  created: number;
-  /** The event's object (a Checkout Session, a Subscription, an Invoice), read defensively. */
-  object: unknown;
+export interface HostedPage {
+  url: string;
 }
 
 /**
- * Checks the signature of an event delivery on its raw body and returns the event. Throws an
+ * Checks the signature of an event delivery on its raw body and reads the event. Throws an
  * `AppError` (`validation_error`) when the signature is missing, wrong or older than 5 minutes
  * at `receivedAt`, or the body is not an event.
  */
-export type ProviderEventVerifier = (rawBody: Buffer, signature: string | undefined, receivedAt: Date) => ProviderEvent;
+export type ProviderEventVerifier = (rawBody: Buffer, signature: string | undefined, receivedAt: Date) => BillingEventReading;
 
 /** Billing's outside world, built by the runtime from the STRIPE_* configuration. */
 export interface BillingPort {

@@ -33,7 +33,7 @@ const NAMES = Object.keys(CACHES) as CacheName[];
 const NAME_OF = Object.fromEntries(NAMES.map((name) => [CACHES[name].droppedBy, name])) as Record<Invalidation['kind'], CacheName>;
 
 export function createCaches(): Caches {
-  return Object.fromEntries(NAMES.map((name) => [name, CACHES[name].create()])) as unknown as Caches;
+  return Object.fromEntries(NAMES.map((name) => [name, CACHES[name].create()])) as Caches;
 }
 
 export function applyInvalidation(caches: Caches, change: Invalidation): void {

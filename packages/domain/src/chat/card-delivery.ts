@@ -7,7 +7,7 @@ import { cardUpdatesFor } from '../approvals/card-updates.js';
 import { approvalCard, decidedCard, linkOnlyApprovalCard, type CardApproval } from './cards.js';
 import { postToIncomingWebhook } from './incoming-webhook.js';
 import { loadChatIntegration, type ChatIntegration } from './settings.js';
-import { SlackCallError, type PostedMessage } from './slack-api.js';
+import type { PostedMessage } from './slack-api.js';
 
 /**
  * Posts the card of a new approval request (the `chat_card` effect): interactive in bot mode,
@@ -24,17 +24,12 @@ export async function postApprovalCard(deps: ChatDeps, effect: DueEffect<'chat_c
     return completeEffect(deps.database.db, effect.id);
 
   if (integration.mode === 'incoming_webhook') {
-    const error = await postToIncomingWebhook(deps, integration.settings.webhook_url, linkOnlyApprovalCard(approval, deps.publicUrl));
-    return error === null ? completeEffect(deps.database.db, effect.id) : failed(deps, effect, 'approval_card', error);
+    const sent = await postToIncomingWebhook(deps, integration.settings.webhook_url, linkOnlyApprovalCard(approval, deps.publicUrl));
+    return sent.ok ? completeEffect(deps.database.db, effect.id) : failed(deps, effect, 'approval_card', sent.error);
   }
   const { bot_token: token, channel_id: channel } = integration.settings;
-  let posted: PostedMessage;
-  try {
-    posted = await deps.chat.slack.postMessage(token, channel, approvalCard(approval, deps.publicUrl));
-  } catch (error) {
-    if (error instanceof SlackCallError) return failed(deps, effect, 'approval_card', error.message);
-    throw error;
-  }
+  const posted = await deps.chat.slack.postMessage(token, channel, approvalCard(approval, deps.publicUrl));
+  if (!posted.ok) return failed(deps, effect, 'approval_card', posted.error);
   await recordPostedCard(deps, effect, posted);
 }
 
@@ -46,12 +41,8 @@ export async function updateApprovalCard(deps: ChatDeps, effect: DueEffect<'chat
   if (!posted || integration.mode !== 'bot' || !integration.enabled || approval.status === 'pending') {
     return completeEffect(deps.database.db, effect.id);
   }
-  try {
-    await deps.chat.slack.updateMessage(integration.settings.bot_token, posted, decidedCard(approval, deps.publicUrl));
-  } catch (error) {
-    if (error instanceof SlackCallError) return failed(deps, effect, 'card_update', error.message);
-    throw error;
-  }
+  const updated = await deps.chat.slack.updateMessage(integration.settings.bot_token, posted, decidedCard(approval, deps.publicUrl));
+  if (!updated.ok) return failed(deps, effect, 'card_update', updated.error);
   await completeEffect(deps.database.db, effect.id);
 }
 

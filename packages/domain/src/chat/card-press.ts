@@ -7,7 +7,6 @@ import type { ChatDeps } from './deps.js';
 import { AppError } from '../support/errors.js';
 import { notice } from './cards.js';
 import type { BotSettings } from './settings.js';
-import { SlackCallError } from './slack-api.js';
 
 /** A bot-mode integration whose signing secret signed the callback. */
 export interface SigningIntegration {
@@ -95,8 +94,9 @@ async function reviewerWithEmail(deps: ChatDeps, tenantId: string, email: string
 
 /** The presser's e-mail from Slack; null when the bot may not read it, undefined when Slack did not answer in time. */
 async function emailOf(deps: ChatDeps, owner: SigningIntegration, press: CardPress): Promise<string | null | undefined> {
-  const lookup = deps.chat.slack.userEmail(owner.settings.bot_token, press.user.id).catch((error: unknown) => {
-    report(deps, owner, press, 'presser_lookup', error);
+  const lookup = deps.chat.slack.userEmail(owner.settings.bot_token, press.user.id).then((found) => {
+    if (found.ok) return found.email;
+    report(deps, owner, press, 'presser_lookup', found.error);
     return undefined;
   });
   let timer: NodeJS.Timeout | undefined;
@@ -128,12 +128,11 @@ async function refusalText(deps: ChatDeps, tenantId: string, approvalId: string,
 /** An ephemeral answer, sent without holding up Slack's 3-second budget; a failure is only reported. */
 function tellPresser(deps: ChatDeps, owner: SigningIntegration, press: CardPress, text: string): void {
   if (press.channel === null) return;
-  deps.chat.slack
-    .postEphemeral(owner.settings.bot_token, press.channel, press.user.id, notice(text))
-    .catch((error: unknown) => report(deps, owner, press, 'ephemeral', error));
+  deps.chat.slack.postEphemeral(owner.settings.bot_token, press.channel, press.user.id, notice(text)).then((sent) => {
+    if (!sent.ok) report(deps, owner, press, 'ephemeral', sent.error);
+  });
 }
 
-function report(deps: ChatDeps, owner: SigningIntegration, press: CardPress, what: string, error: unknown): void {
-  const reason = error instanceof SlackCallError ? error.message : 'unexpected error';
-  deps.chat.reportFailure({ tenantId: owner.tenantId, approvalId: press.approvalId, what, error: reason, retryAt: null });
+function report(deps: ChatDeps, owner: SigningIntegration, press: CardPress, what: string, error: string): void {
+  deps.chat.reportFailure({ tenantId: owner.tenantId, approvalId: press.approvalId, what, error, retryAt: null });
 }

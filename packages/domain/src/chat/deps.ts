@@ -2,7 +2,7 @@ import type { CoreDeps } from '../caches/caches.js';
 import type { WebhookDeps, WebhookSettings } from '../webhooks/deps.js';
 import type { ChatPort } from './slack-api.js';
 
-export interface ChatDeps extends CoreDeps, Pick<WebhookDeps, 'secrets' | 'mode'> {
+export interface ChatDeps extends CoreDeps, Pick<WebhookDeps, 'secrets' | 'webhookTargets'> {
   /** Slack's Web API for cards and callbacks, and where chat failures are reported. */
   readonly chat: ChatPort;
   /** The base URL people open, without a trailing slash: links in cards. */

@@ -103,7 +103,7 @@ export async function putChatSettings(deps: ChatDeps, principal: Principal, inpu
   const kept: Record<string, string> = stored?.mode === input.mode ? { ...stored.settings } : {};
   const settings = settingsOf(input, kept);
   if (input.mode === 'incoming_webhook' && input.webhook_url !== undefined) {
-    await assertWebhookTarget(input.webhook_url, deps.mode, 'webhook_url');
+    await assertWebhookTarget(input.webhook_url, deps.webhookTargets, 'webhook_url');
   }
   const sealed = mapSecrets(settings, (value, field) => deps.secrets.seal(value, chatSettingPlace(principal.tenantId, field)));
   const now = deps.clock.now();

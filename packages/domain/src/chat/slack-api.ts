@@ -1,4 +1,5 @@
 import type { KnownBlock, MessageAttachment } from '@slack/types';
+import type { SendResult } from '../support/send-result.js';
 
 /** A Slack message as this service writes it: fallback text, blocks, and the coloured attachment. */
 export interface SlackMessage {
@@ -15,23 +16,16 @@ export interface PostedMessage {
 }
 
 /**
- * The Slack Web API calls the service makes, each with the tenant's bot token. Failures
- * reject with a `SlackCallError` whose message names the method and Slack's error code, and
- * never the token.
+ * The Slack Web API calls the service makes, each with the tenant's bot token. A failure's
+ * `error` names the method and Slack's error code (`slack chat.postMessage failed:
+ * channel_not_found`), and never the token.
  */
 export interface SlackApi {
-  postMessage(token: string, channel: string, message: SlackMessage): Promise<PostedMessage>;
-  updateMessage(token: string, posted: PostedMessage, message: SlackMessage): Promise<void>;
-  postEphemeral(token: string, channel: string, user: string, message: SlackMessage): Promise<void>;
+  postMessage(token: string, channel: string, message: SlackMessage): Promise<SendResult<PostedMessage>>;
+  updateMessage(token: string, posted: PostedMessage, message: SlackMessage): Promise<SendResult>;
+  postEphemeral(token: string, channel: string, user: string, message: SlackMessage): Promise<SendResult>;
   /** The user's e-mail address, or null when the bot may not read it (no `users:read.email`). */
-  userEmail(token: string, user: string): Promise<string | null>;
-}
-
-export class SlackCallError extends Error {
-  constructor(method: string, reason: string) {
-    super(`slack ${method} failed: ${reason}`);
-    this.name = 'SlackCallError';
-  }
+  userEmail(token: string, user: string): Promise<SendResult<{ email: string | null }>>;
 }
 
 /** A chat send that did not go through; what the runtime logs (ids and reasons, never secrets). */

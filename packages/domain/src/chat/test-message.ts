@@ -4,7 +4,6 @@ import { AppError } from '../support/errors.js';
 import { testCard } from './cards.js';
 import { postToIncomingWebhook } from './incoming-webhook.js';
 import { loadChatIntegration } from './settings.js';
-import { SlackCallError } from './slack-api.js';
 
 /** What the Test action came to; `error` is null exactly when Slack took the message. */
 export interface ChatTestResult {
@@ -20,15 +19,9 @@ export async function sendTestChatMessage(deps: ChatDeps, principal: Principal):
   const integration = await loadChatIntegration(deps, principal.tenantId);
   if (!integration) throw new AppError('conflict', 'Chat integration is not configured: save its settings first');
   const message = testCard(deps.publicUrl, deps.clock.now());
-  if (integration.mode === 'incoming_webhook') {
-    const error = await postToIncomingWebhook(deps, integration.settings.webhook_url, message);
-    return { delivered: error === null, error };
-  }
-  try {
-    await deps.chat.slack.postMessage(integration.settings.bot_token, integration.settings.channel_id, message);
-    return { delivered: true, error: null };
-  } catch (error) {
-    if (error instanceof SlackCallError) return { delivered: false, error: error.message };
-    throw error;
-  }
+  const sent =
+    integration.mode === 'incoming_webhook'
+      ? await postToIncomingWebhook(deps, integration.settings.webhook_url, message)
+      : await deps.chat.slack.postMessage(integration.settings.bot_token, integration.settings.channel_id, message);
+  return sent.ok ? { delivered: true, error: null } : { delivered: false, error: sent.error };
 }

@@ -6,7 +6,6 @@ import { completeEffect, isAttemptDue, recordFailedAttempt } from '../outbox/rec
 import { approvalEmail } from './approval-email-message.js';
 import { confirmedAmong } from './confirmations.js';
 import { admitMail } from './mail-cap.js';
-import { failureOf } from './mailer.js';
 import { notificationSettingsOf } from './settings.js';
 
 /** What an `approval_email` row carries; `recipients_done` (lower-cased) appears after a failed attempt. */
@@ -44,7 +43,11 @@ export async function sendApprovalEmail(deps: NotificationDeps, effect: DueEffec
 
   const message = approvalEmail({ approval: pending.approval, agentName: pending.agentName, publicUrl: deps.publicUrl });
   const failures = await Promise.all(
-    recipients.map(async (to) => ((await admitMail(deps, effect.tenantId)) ? failureOf(deps.mailer.send({ to, ...message })) : null)),
+    recipients.map(async (to) => {
+      if (!(await admitMail(deps, effect.tenantId))) return null;
+      const sent = await deps.mailer.send({ to, ...message });
+      return sent.ok ? null : sent.error;
+    }),
   );
   const failed = recipients.filter((_to, i) => failures[i] !== null);
   if (failed.length === 0) return completeEffect(db, effect.id);

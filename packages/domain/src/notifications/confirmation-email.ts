@@ -6,7 +6,6 @@ import { completeEffect, isAttemptDue, recordFailedAttempt } from '../outbox/rec
 import { randomToken, sha256Hex } from '../support/secrets.js';
 import { confirmationEmail } from './confirmation-email-message.js';
 import { admitMail } from './mail-cap.js';
-import { failureOf } from './mailer.js';
 
 /**
  * The `email_confirmation` effect a save of reviewers records for a new address: one message
@@ -47,9 +46,10 @@ export async function sendEmailConfirmation(deps: NotificationDeps, effect: DueE
     .set({ tokenHash: sha256Hex(token) })
     .where(awaiting);
   const message = confirmationEmail({ organizationName: pending.organizationName, publicUrl: deps.publicUrl, token });
-  const error = await failureOf(deps.mailer.send({ to: email, ...message }));
-  if (error === null) return completeEffect(db, effect.id);
+  const sent = await deps.mailer.send({ to: email, ...message });
+  if (sent.ok) return completeEffect(db, effect.id);
 
+  const { error } = sent;
   const next = await recordFailedAttempt(db, effect, { error, retryDelaysMs: deps.webhooks.retryDelaysMs, now: deps.clock.now() });
   if (next.status === 'failed')
     deps.mailer.reportUndelivered({ kind: 'confirmation', tenantId: effect.tenantId, attempts: next.attempts, error });

@@ -1,4 +1,5 @@
 import type { Plan } from '../caches/tenant-plans.js';
+import type { SendResult } from '../support/send-result.js';
 
 /**
  * One e-mail to one recipient: the same content as plain text and as HTML. One address per
@@ -29,22 +30,12 @@ export interface CappedMail {
  */
 export interface Mailer {
   /**
-   * Hands one message to the mail server; throws when the server does not take it. The
-   * error's message says why (a refusal code, a timeout) and never quotes credentials.
+   * Hands one message to the mail server. A failure says why the server did not take it (a
+   * refusal code, a timeout) and never quotes credentials.
    */
-  send(message: MailMessage): Promise<void>;
+  send(message: MailMessage): Promise<SendResult>;
   /** Logs that mail was given up after its last attempt: nobody else will notice. */
   reportUndelivered(mail: UndeliveredMail): void;
   /** Logs that a tenant's mail is over its hourly cap; the domain calls it once per tenant per hour. */
   reportCapped(capped: CappedMail): void;
-}
-
-/** Null when the send succeeded, else why it failed. */
-export async function failureOf(sending: Promise<void>): Promise<string | null> {
-  try {
-    await sending;
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
 }

@@ -194,7 +194,9 @@ export async function updatePolicyRule(deps: CoreDeps, principal: Principal, id:
 
 /**
  * Soft delete: the rule stays stored and readable but is no longer evaluated. Its version
- * does not change. Deactivating an inactive rule changes nothing and announces nothing.
+ * does not change. Deactivating an inactive rule changes nothing and sends no `policy.updated`;
+ * it still drops the agent's cached decision inputs in every process, which costs one notice
+ * and can only make them fresher.
  */
 export async function deactivatePolicyRule(deps: CoreDeps, principal: Principal, id: string): Promise<PolicyRuleRow> {
   const now = deps.clock.now();

@@ -1,3 +1,9 @@
+/** SQLSTATE 57014: PostgreSQL cancelled the statement (past `DATABASE_STATEMENT_TIMEOUT_MS`). */
+const QUERY_CANCELED = '57014';
+
+/** Whether the database cancelled a statement that ran past its time limit. */
+export const isStatementTimeout = (error: unknown): boolean => findPgError(error)?.code === QUERY_CANCELED;
+
 /** Whether a driver error is PostgreSQL's unique violation, optionally on one named constraint. */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   const cause = findPgError(error);
@@ -43,7 +49,11 @@ interface PgError {
   constraint?: string;
 }
 
-// Drizzle wraps driver errors; postgres.js names the field constraint_name, PGlite constraint.
+/**
+ * The first error in the `cause` chain that carries a code: the driver's, with PostgreSQL's
+ * SQLSTATE (or the driver's own connection code), as Drizzle wraps it. postgres.js names the
+ * constraint field constraint_name, PGlite constraint.
+ */
 function findPgError(error: unknown): PgError | undefined {
   let current: unknown = error;
   for (let depth = 0; current && depth < 5; depth += 1) {

@@ -7,6 +7,7 @@ export const codeToStatus = {
   request_timeout: 408,
   conflict: 409,
   export_too_large: 413,
+  // Not one of the spec's codes: a request over a size limit (CONTRACT: bodies above 1 MiB get 413).
   payload_too_large: 413,
   rate_limit_exceeded: 429,
   internal_error: 500,

@@ -1,6 +1,7 @@
 import type { WebhookDeps } from './deps.js';
 import type { DueEffect } from '../outbox/effects.js';
 import { completeEffect, postponeEffect } from '../outbox/record.js';
+import type { SendFailure, SendResult } from '../support/send-result.js';
 import type { LoadedDelivery } from './delivery-store.js';
 import { webhookSigningSecret } from './endpoints.js';
 import { afterAttempt, type AttemptOutcome } from '../outbox/retry.js';
@@ -38,7 +39,7 @@ async function attemptDelivery(deps: WebhookDeps, tenantId: string, deliveryId: 
   if (!delivery.isActive) {
     // Inactive endpoints receive nothing; what was queued for them is given up, not held.
     const givenUp = { status: 'failed', attempts: delivery.attempts, nextRetryAt: null } as const;
-    await record(deps, delivery, givenUp, { httpStatus: null, error: 'endpoint is inactive' }, now);
+    await record(deps, delivery, givenUp, { ok: false, error: 'endpoint is inactive' }, now);
     return 'done';
   }
 
@@ -53,7 +54,7 @@ async function attemptDelivery(deps: WebhookDeps, tenantId: string, deliveryId: 
 }
 
 /** An attempt the breaker fails at once: the post would only have timed out. */
-const REFUSED = { ok: false, httpStatus: null, error: 'not sent: the endpoint timed out on an earlier delivery' } as const;
+const REFUSED: SendFailure = { ok: false, error: 'not sent: the endpoint timed out on an earlier delivery' };
 
 /** Signs and posts the delivery, and tells the breaker how the post ended, whatever happens. */
 async function send(deps: WebhookDeps, delivery: LoadedDelivery, admission: 'send' | 'probe', now: Date): Promise<OutboundResult> {
@@ -74,7 +75,7 @@ async function send(deps: WebhookDeps, delivery: LoadedDelivery, admission: 'sen
       headers: deliveryHeaders(webhookSigningSecret(deps, { id: delivery.endpointId, secret: delivery.secret }), delivery.id, body, now),
       timeoutMs: deps.webhooks.timeoutMs,
     });
-    timedOut = result.timedOut;
+    timedOut = !result.ok && result.timedOut === true;
     return result;
   } finally {
     deps.webhooks.breaker.settle(delivery.endpointId, admission, timedOut, deps.clock.now().getTime());
@@ -86,15 +87,15 @@ function record(
   deps: WebhookDeps,
   delivery: LoadedDelivery,
   outcome: AttemptOutcome,
-  result: { httpStatus: number | null; error: string | null },
+  result: SendResult<{ status: number }>,
   finishedAt: Date,
 ): Promise<boolean> {
   return deps.webhooks.deliveries.record.submit({
     deliveryId: delivery.id,
     attemptsBefore: delivery.attempts,
     outcome,
-    httpStatus: result.httpStatus,
-    error: result.error,
+    httpStatus: result.status ?? null,
+    error: result.ok ? null : result.error,
     finishedAt,
   });
 }

@@ -75,16 +75,16 @@ export async function sendTestWebhook(deps: WebhookDeps, principal: Principal, e
   });
   return {
     delivered: result.ok,
-    httpStatus: result.httpStatus,
+    httpStatus: result.status ?? null,
     responseTimeMs: result.durationMs,
-    error: result.ok ? null : (result.error ?? 'Delivery failed'),
+    error: result.ok ? null : result.error,
   };
 }
 
 /** Why the URL may not receive webhooks now, or null when it may. */
 async function targetRefusal(deps: WebhookDeps, url: string): Promise<string | null> {
   try {
-    await assertWebhookTarget(url, deps.mode);
+    await assertWebhookTarget(url, deps.webhookTargets);
     return null;
   } catch (error) {
     if (error instanceof AppError && error.code === 'validation_error') return error.message;

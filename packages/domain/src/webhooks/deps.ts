@@ -1,8 +1,8 @@
-import type { Mode } from '@agov/config';
 import type { CoreDeps } from '../caches/caches.js';
 import type { SecretBox } from '../secrets-at-rest/secret-box.js';
 import type { Observer } from '../support/observer.js';
 import type { EndpointBreaker } from './breaker.js';
+import type { WebhookTargets } from './targets.js';
 import type { DeliveryStore } from './delivery-store.js';
 import type { WebhookTransport } from './transport.js';
 
@@ -21,8 +21,8 @@ export interface WebhookDeps extends CoreDeps {
   readonly webhooks: WebhookSettings;
   /** Seals endpoint secrets and opens them to sign. */
   readonly secrets: SecretBox;
-  /** Decides which webhook targets are allowed (see targets.ts). */
-  readonly mode: Mode;
+  /** Which URLs may receive webhooks and Slack incoming-webhook posts, and how their names resolve. */
+  readonly webhookTargets: WebhookTargets;
   /** Where monitoring hears about delivery attempts. */
   readonly observe: Observer;
 }

@@ -32,7 +32,7 @@ export async function createWebhookEndpoint(
   principal: Principal,
   input: CreateWebhookEndpointInput,
 ): Promise<WebhookEndpointRow> {
-  await assertWebhookTarget(input.url, deps.mode);
+  await assertWebhookTarget(input.url, deps.webhookTargets);
   // The id is chosen here: the sealed secret is bound to its row.
   const id = randomUUID();
   // 32 random bytes as 64 hex characters; the HMAC key is those characters' ASCII bytes.
@@ -84,7 +84,7 @@ export async function updateWebhookEndpoint(
   id: string,
   patch: WebhookEndpointPatch,
 ): Promise<WebhookEndpointRow> {
-  if (patch.url !== undefined) await assertWebhookTarget(patch.url, deps.mode);
+  if (patch.url !== undefined) await assertWebhookTarget(patch.url, deps.webhookTargets);
   const [row] = await transactionInvalidating(deps, (tx, invalidate) => {
     invalidate({ kind: 'effect_audience', id: principal.tenantId });
     return tx

@@ -1,3 +1,5 @@
+import type { SendResult } from '../support/send-result.js';
+
 /** One signed POST to a webhook receiver. */
 export interface OutboundRequest {
   url: string;
@@ -7,18 +9,12 @@ export interface OutboundRequest {
 }
 
 /**
- * What came of one POST. `ok` is a 2xx answer within the time limit; `error` says why not
- * (a refused address, a timeout, a connection failure, a redirect, a non-2xx status) and
- * never quotes the receiver's response body.
+ * What came of one POST. A success is a 2xx answer within the time limit; a failure says why
+ * not (a refused address, a timeout, a connection failure, a redirect, a non-2xx status) and
+ * never quotes the receiver's response body. Either carries the receiver's status when it
+ * answered, and how long the post took.
  */
-export interface OutboundResult {
-  ok: boolean;
-  httpStatus: number | null;
-  durationMs: number;
-  error: string | null;
-  /** No answer within the time limit: the one failure that holds a sender for the whole limit. */
-  timedOut: boolean;
-}
+export type OutboundResult = SendResult<{ status: number }> & { durationMs: number };
 
 /**
  * Sends webhooks. The implementation enforces the target policy on the address it actually

@@ -6,7 +6,10 @@ import type { Routes } from '../types.js';
 export const evaluationRoutes: Routes = async (app, { deps }) => {
   app.post(
     '/evaluate',
-    { config: { access: ACCESS.evaluate }, schema: { tags: ['evaluate'], body: EvaluateBody, response: { 200: EvaluateResponse } } },
+    {
+      config: { access: ACCESS.evaluate, rateCategory: 'evaluate' },
+      schema: { tags: ['evaluate'], body: EvaluateBody, response: { 200: EvaluateResponse } },
+    },
     async (request) => {
       const result = await evaluate(deps, request.principal, request.body);
       request.decision = result.decision;
