@@ -1,4 +1,3 @@
-import type { IssuedApiKey } from '../identity/api-keys.js';
 import { iso, isoOrNull } from './time.js';
 import type { ApiKeyRow, TenantRow, UserRow } from '@agov/db';
 
@@ -24,4 +23,5 @@ export const presentApiKey = (key: ApiKeyRow) => ({
   expires_at: isoOrNull(key.expiresAt),
 });
 
-export const presentIssuedApiKey = (key: IssuedApiKey) => ({ ...presentApiKey(key), key: key.key });
+/** A key as create and rotate return it: the one time its secret is shown. */
+export const presentIssuedApiKey = (key: ApiKeyRow & { key: string }) => ({ ...presentApiKey(key), key: key.key });

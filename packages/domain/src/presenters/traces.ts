@@ -1,5 +1,4 @@
 import type { ApprovalRow, TraceEventRow, TraceRow } from '@agov/db';
-import type { ChainedEvent } from '../audit/hash-chain.js';
 import { iso, isoOrNull } from './time.js';
 
 const durationMs = (trace: TraceRow) => (trace.completedAt ? trace.completedAt.getTime() - trace.startedAt.getTime() : null);
@@ -49,12 +48,6 @@ export const presentEvent = (event: TraceEventRow) => ({
   approval_request_id: event.approvalRequestId,
   metadata: event.metadata,
   integrity_hash: event.integrityHash,
-});
-
-/** What the hash covers, read back from storage. */
-export const chainedFields = (event: TraceEventRow): ChainedEvent & { integrity_hash: string | null } => ({
-  ...presentEvent(event),
-  trace_id: event.traceId,
 });
 
 /** The bulk export's columns, in the spec's order. */
