@@ -145,9 +145,11 @@ export { presentPolicy, presentPolicyVersion } from './presenters/policies.js';
 export {
   AUDIT_EXPORT_COLUMNS,
   presentEvent,
+  presentTraceDetail,
   presentTraceExport,
   presentTraceListItem,
   presentTraceRecord,
+  presentVerification,
   TRACE_EXPORT_COLUMNS,
 } from './presenters/traces.js';
 export {
