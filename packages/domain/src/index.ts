@@ -140,6 +140,7 @@ export { getSubscription } from './billing/status.js';
 export { presentAgent, presentAgentDetail } from './presenters/agents.js';
 export { presentApproval, presentApprovalDetail, presentApprovalStatus } from './presenters/approvals.js';
 export { presentApiKey, presentIssuedApiKey, presentTenant, presentUser } from './presenters/identity.js';
+export { presentDryRun, presentEvaluation } from './presenters/evaluation.js';
 export { presentNotificationSettings } from './presenters/notifications.js';
 export { presentPolicy, presentPolicyVersion } from './presenters/policies.js';
 export {
