@@ -139,7 +139,15 @@ export { getSubscription } from './billing/status.js';
 // Presenters: row → the exact JSON the spec shows, shared by the API and webhook payloads.
 export { presentAgent, presentAgentDetail } from './presenters/agents.js';
 export { presentApproval, presentApprovalDetail, presentApprovalStatus } from './presenters/approvals.js';
-export { presentApiKey, presentIssuedApiKey, presentTenant, presentUser } from './presenters/identity.js';
+export {
+  presentApiKey,
+  presentIssuedApiKey,
+  presentLogin,
+  presentSignup,
+  presentTenant,
+  presentUser,
+  presentWhoAmI,
+} from './presenters/identity.js';
 export { presentDryRun, presentEvaluation } from './presenters/evaluation.js';
 export { presentNotificationSettings } from './presenters/notifications.js';
 export { presentPolicy, presentPolicyVersion } from './presenters/policies.js';
