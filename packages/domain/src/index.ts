@@ -110,7 +110,7 @@ export { getNotificationSettings, saveNotificationSettings } from './notificatio
 export { handleChatCallback, type ChatCallback } from './chat/callback.js';
 export { postApprovalCard, updateApprovalCard } from './chat/card-delivery.js';
 export { CHAT_MODES, getChatSettings, putChatSettings, type ChatSettingsInput } from './chat/settings.js';
-export { presentChatSettings } from './presenters/chat.js';
+export { presentChatSettings, presentChatTestResult } from './presenters/chat.js';
 export {
   SlackCallError,
   type ChatFailure,

@@ -26,3 +26,9 @@ export function presentChatSettings(integration: ChatSettingsInput | null) {
     updated_at,
   };
 }
+
+/** What the Test action came to (chat/test-message.ts sends it); `error` is null exactly when it was delivered. */
+export const presentChatTestResult = (result: { delivered: boolean; error: string | null }) => ({
+  delivered: result.delivered,
+  error: result.error,
+});
