@@ -18,8 +18,8 @@ export { AppError, codeToStatus, type ErrorCode } from './support/errors.js';
 // Access and identity: who is calling, what they may do, and their accounts and keys.
 export { authorize, ROLES, SCOPES, type Access, type Principal } from './access/access.js';
 export { login, signup, whoAmI } from './identity/accounts.js';
-export { authenticateApiKey, createApiKey, deleteApiKey, listApiKeys, rotateApiKey } from './identity/api-keys.js';
-export { developmentPrincipal, endSession, resolveSession } from './identity/sessions.js';
+export { createApiKey, deleteApiKey, listApiKeys, principalOfApiKey, rotateApiKey } from './identity/api-keys.js';
+export { developmentPrincipal, endSession, principalOfSession } from './identity/sessions.js';
 export { createUser, deleteUser, listUsers, updateUser } from './identity/users.js';
 
 // Rate limits: the sliding window's arithmetic, plan figures, and sign-in throttling.
