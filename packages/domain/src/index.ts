@@ -19,8 +19,8 @@ export { AppError, codeToStatus, type ErrorCode } from './support/errors.js';
 // Access and identity: who is calling, what they may do, and their accounts and keys.
 export { authorize, ROLES, SCOPES, type Access, type Principal } from './access/access.js';
 export { login, signup, whoAmI } from './identity/accounts.js';
-export { authenticateApiKey, createApiKey, deleteApiKey, listApiKeys, rotateApiKey } from './identity/api-keys.js';
-export { developmentPrincipal, endSession, resolveSession } from './identity/sessions.js';
+export { createApiKey, deleteApiKey, listApiKeys, principalOfApiKey, rotateApiKey } from './identity/api-keys.js';
+export { developmentPrincipal, endSession, principalOfSession } from './identity/sessions.js';
 export { createUser, deleteUser, listUsers, updateUser } from './identity/users.js';
 
 // Rate limits: the sliding window's arithmetic, plan figures, and sign-in throttling.
@@ -112,7 +112,7 @@ export { getNotificationSettings, saveNotificationSettings } from './notificatio
 export { handleChatCallback, type ChatCallback } from './chat/callback.js';
 export { postApprovalCard, updateApprovalCard } from './chat/card-delivery.js';
 export { CHAT_MODES, getChatSettings, putChatSettings, type ChatSettingsInput } from './chat/settings.js';
-export { presentChatSettings } from './presenters/chat.js';
+export { presentChatSettings, presentChatTestResult } from './presenters/chat.js';
 export type { ChatFailure, ChatPort, PostedMessage, SlackApi, SlackMessage } from './chat/slack-api.js';
 export { sendTestChatMessage } from './chat/test-message.js';
 
@@ -135,15 +135,26 @@ export { getSubscription } from './billing/status.js';
 // Presenters: row → the exact JSON the spec shows, shared by the API and webhook payloads.
 export { presentAgent, presentAgentDetail } from './presenters/agents.js';
 export { presentApproval, presentApprovalDetail, presentApprovalStatus } from './presenters/approvals.js';
-export { presentApiKey, presentIssuedApiKey, presentTenant, presentUser } from './presenters/identity.js';
+export {
+  presentApiKey,
+  presentIssuedApiKey,
+  presentLogin,
+  presentSignup,
+  presentTenant,
+  presentUser,
+  presentWhoAmI,
+} from './presenters/identity.js';
+export { presentDryRun, presentEvaluation } from './presenters/evaluation.js';
 export { presentNotificationSettings } from './presenters/notifications.js';
 export { presentPolicy, presentPolicyVersion } from './presenters/policies.js';
 export {
   AUDIT_EXPORT_COLUMNS,
   presentEvent,
+  presentTraceDetail,
   presentTraceExport,
   presentTraceListItem,
   presentTraceRecord,
+  presentVerification,
   TRACE_EXPORT_COLUMNS,
 } from './presenters/traces.js';
 export {

@@ -194,6 +194,7 @@ function jobBackendFor(config: Config, role: ProcessRole, logger: Logger): JobBa
   return config.redisUrl ? null : new InProcessBackend(logger);
 }
 
+export { checkHealth, type Health } from './health.js';
 export { createLogger } from './logger.js';
 export type { Metrics } from './metrics.js';
 export { createWebhookTransport, webhookTargets } from './webhook-transport.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '@agov/config';
-import { AppError, authenticateApiKey, authorize, developmentPrincipal, resolveSession, type Deps, type Principal } from '@agov/domain';
+import { AppError, authorize, developmentPrincipal, principalOfApiKey, principalOfSession, type Deps, type Principal } from '@agov/domain';
 import { PUBLIC, type RouteAccess } from '../access.js';
 import type { RequestLimits } from './rate-limit.js';
 
@@ -59,15 +59,13 @@ async function authenticate(request: FastifyRequest, deps: Deps, config: Pick<Co
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
     const [scheme, token] = authorization.split(' ');
-    const key = scheme?.toLowerCase() === 'bearer' && token ? await authenticateApiKey(deps, token) : null;
-    if (!key) throw new AppError('unauthorized', 'Invalid, expired or revoked API key');
-    return { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, keyName: key.name, keyPrefix: key.prefix, scopes: key.scopes };
+    // A header in another scheme, or without a token, names no key: refused as a wrong key is.
+    return principalOfApiKey(deps, scheme?.toLowerCase() === 'bearer' && token ? token : undefined);
   }
 
   const sessionToken = request.cookies[SESSION_COOKIE];
   if (sessionToken) {
-    const principal = await resolveSession(deps, sessionToken);
-    if (!principal) throw new AppError('unauthorized', 'Session expired or signed out');
+    const principal = await principalOfSession(deps, sessionToken);
     // No cross-site form can set this header, and no CORS preflight grants it: CSRF-safe.
     if (!SAFE_METHODS.has(request.method) && request.headers['x-requested-with'] !== 'XMLHttpRequest') {
       throw new AppError('forbidden', 'Cookie-authenticated changes must send X-Requested-With: XMLHttpRequest');

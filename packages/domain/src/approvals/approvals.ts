@@ -1,11 +1,10 @@
 import { and, count, desc, eq, type SQL } from 'drizzle-orm';
-import { agents, approvalRequests, traces, type ApprovalRow } from '@agov/db';
+import { agents, approvalRequests, traces, type AgentRow, type ApprovalRow, type TraceRow } from '@agov/db';
 import type { Principal } from '../access/access.js';
 import type { CoreDeps } from '../caches/caches.js';
 import { notFound } from '../support/errors.js';
 import { pageOf, type Page, type Paged } from '../support/pagination.js';
 import { expireApproval } from './decisions.js';
-import type { ApprovalDetail } from '../presenters/approvals.js';
 
 export type ApprovalStatus = ApprovalRow['status'];
 
@@ -61,6 +60,13 @@ async function findApproval(deps: CoreDeps, principal: Principal, id: string): P
     .where(and(eq(approvalRequests.id, id), eq(approvalRequests.tenantId, principal.tenantId)));
   if (!approval) throw notFound('Approval request');
   return approval;
+}
+
+/** A request with the agent that asked and the trace it belongs to (either may be gone). */
+export interface ApprovalDetail {
+  approval: ApprovalRow;
+  agent: AgentRow | null;
+  trace: TraceRow | null;
 }
 
 /** The request with the agent that asked and the trace it belongs to. */

@@ -77,10 +77,23 @@ export async function rotateApiKey(deps: IdentityDeps, principal: Principal, id:
   return { ...row, key };
 }
 
-/** The key behind a bearer token, or null when it is malformed, unknown or expired. */
-export async function authenticateApiKey(deps: IdentityDeps, token: string): Promise<CachedApiKey | null> {
-  if (!KEY_PATTERN.test(token)) return null;
-  const keyHash = sha256Hex(token);
+/**
+ * Who a presented API key is: its tenant, name, prefix and scopes. A key missing (undefined:
+ * the credential named none), malformed, unknown or expired is refused with one 401 for all,
+ * so a caller learns nothing about which it was. Keys are read through the cache: the caller
+ * first makes sure the caches are fresh (`Deps.freshness.ensure()`, once per request, for
+ * every cache the request will read). Records when the key was last used, at most once a minute.
+ */
+export async function principalOfApiKey(deps: IdentityDeps, presentedKey: string | undefined): Promise<Principal> {
+  const key = presentedKey === undefined ? null : await liveKey(deps, presentedKey);
+  if (!key) throw new AppError('unauthorized', 'Invalid, expired or revoked API key');
+  return { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, keyName: key.name, keyPrefix: key.prefix, scopes: key.scopes };
+}
+
+/** The key behind a presented secret, or null when it is malformed, unknown or expired. */
+async function liveKey(deps: IdentityDeps, presentedKey: string): Promise<CachedApiKey | null> {
+  if (!KEY_PATTERN.test(presentedKey)) return null;
+  const keyHash = sha256Hex(presentedKey);
   let key = deps.caches.apiKeys.get(keyHash);
   if (!key) {
     const ticket = deps.caches.apiKeys.ticket();

@@ -2,6 +2,7 @@ import { and, eq, gt } from 'drizzle-orm';
 import { sessions, tenants, users, type Executor } from '@agov/db';
 import type { Principal, Role } from '../access/access.js';
 import type { IdentityDeps } from './deps.js';
+import { AppError } from '../support/errors.js';
 import { randomToken, sha256Hex } from '../support/secrets.js';
 
 /** Starts a session; the returned token goes into the cookie and is stored only as a hash. */
@@ -16,14 +17,15 @@ export async function startSession(
   return { token, expiresAt };
 }
 
-export async function resolveSession(deps: IdentityDeps, token: string): Promise<Principal | null> {
+/** Who a session cookie's token is: the signed-in user and their role; 401 when the session expired or was ended. */
+export async function principalOfSession(deps: IdentityDeps, token: string): Promise<Principal> {
   const [row] = await deps.database.db
     .select({ sessionId: sessions.id, tenantId: sessions.tenantId, id: users.id, name: users.name, email: users.email, role: users.role })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(and(eq(sessions.tokenHash, sha256Hex(token)), gt(sessions.expiresAt, deps.clock.now())))
     .limit(1);
-  if (!row) return null;
+  if (!row) throw new AppError('unauthorized', 'Session expired or signed out');
   return {
     kind: 'session',
     tenantId: row.tenantId,

@@ -1,6 +1,5 @@
-import type { AgentWithStats } from '../agents/stats.js';
+import type { AgentRow, ApprovalRow, TraceRow } from '@agov/db';
 import { iso, isoOrNull } from './time.js';
-import type { AgentRow } from '@agov/db';
 
 export const presentAgent = (agent: AgentRow) => ({
   id: agent.id,
@@ -30,8 +29,27 @@ export const presentAgent = (agent: AgentRow) => ({
   created_at: iso(agent.createdAt),
 });
 
+/** What the detail view reads: the agent and its statistics (agents/stats.ts gathers them). */
+interface AgentDetailInput {
+  agent: AgentRow;
+  stats: {
+    recentTraces: readonly {
+      id: string;
+      requestedOperation: string;
+      targetIntegration: string;
+      resourceScope: string;
+      finalOutcome: string;
+      startedAt: Date;
+      completedAt: Date | null;
+    }[];
+    approvalCounts: Record<ApprovalRow['status'], number>;
+    decisionsLast24h: Record<TraceRow['decision'], number>;
+    traceCount: number;
+  };
+}
+
 /** The detail view: the agent and its statistics under `stats`. */
-export const presentAgentDetail = ({ agent, stats }: AgentWithStats) => ({
+export const presentAgentDetail = ({ agent, stats }: AgentDetailInput) => ({
   ...presentAgent(agent),
   stats: {
     recent_traces: stats.recentTraces.map((trace) => ({

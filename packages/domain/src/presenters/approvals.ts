@@ -37,14 +37,15 @@ export const presentApprovalStatus = (approval: ApprovalRow) => ({
  * The detail view: the request, a summary of the agent that asked (no configuration, which
  * an approvals reader may not see), and the trace as the trace list shows it.
  */
-/** A request with the agent that asked and the trace it belongs to (either may be gone). */
-export interface ApprovalDetail {
+export const presentApprovalDetail = ({
+  approval,
+  agent,
+  trace,
+}: {
   approval: ApprovalRow;
   agent: AgentRow | null;
   trace: TraceRow | null;
-}
-
-export const presentApprovalDetail = ({ approval, agent, trace }: ApprovalDetail) => ({
+}) => ({
   ...presentApproval(approval),
   agent: agent && {
     id: agent.id,

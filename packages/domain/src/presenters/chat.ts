@@ -1,7 +1,14 @@
-import type { ChatIntegration } from '../chat/settings.js';
+/**
+ * What the settings view reads of a stored integration (chat/settings.ts loads it): the
+ * bot's secrets are not among them, so they cannot reach a response.
+ */
+type ChatSettingsInput = { enabled: boolean; updatedAt: Date } & (
+  | { mode: 'incoming_webhook' }
+  | { mode: 'bot'; settings: { app_id: string; team_id: string; channel_id: string } }
+);
 
 /** The settings as the API shows them: never a secret, only whether one is stored. */
-export function presentChatSettings(integration: ChatIntegration | null) {
+export function presentChatSettings(integration: ChatSettingsInput | null) {
   if (!integration) return { mode: null, enabled: false as const };
   const updated_at = integration.updatedAt.toISOString();
   if (integration.mode === 'incoming_webhook') {
@@ -19,3 +26,9 @@ export function presentChatSettings(integration: ChatIntegration | null) {
     updated_at,
   };
 }
+
+/** What the Test action came to (chat/test-message.ts sends it); `error` is null exactly when it was delivered. */
+export const presentChatTestResult = (result: { delivered: boolean; error: string | null }) => ({
+  delivered: result.delivered,
+  error: result.error,
+});

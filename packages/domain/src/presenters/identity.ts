@@ -1,4 +1,4 @@
-import type { IssuedApiKey } from '../identity/api-keys.js';
+import type { Principal } from '../access/access.js';
 import { iso, isoOrNull } from './time.js';
 import type { ApiKeyRow, TenantRow, UserRow } from '@agov/db';
 
@@ -24,4 +24,29 @@ export const presentApiKey = (key: ApiKeyRow) => ({
   expires_at: isoOrNull(key.expiresAt),
 });
 
-export const presentIssuedApiKey = (key: IssuedApiKey) => ({ ...presentApiKey(key), key: key.key });
+/** A key as create and rotate return it: the one time its secret is shown. */
+export const presentIssuedApiKey = (key: ApiKeyRow & { key: string }) => ({ ...presentApiKey(key), key: key.key });
+
+/** Signup's answer: the new tenant, its first admin, and the key made for the agent runtime. */
+export const presentSignup = ({ tenant, user, apiKey }: { tenant: TenantRow; user: UserRow; apiKey: ApiKeyRow & { key: string } }) => ({
+  tenant: presentTenant(tenant),
+  user: presentUser(user),
+  api_key: presentIssuedApiKey(apiKey),
+});
+
+/** Login's answer: who signed in, to which tenant. */
+export const presentLogin = ({ user, tenant }: { user: UserRow; tenant: TenantRow }) => ({
+  user: presentUser(user),
+  tenant: presentTenant(tenant),
+});
+
+/**
+ * Who the credential is: the user (none for a key or the development bypass), the tenant,
+ * a session's role, and a key's name and scopes (never its secret or prefix).
+ */
+export const presentWhoAmI = (principal: Principal, { tenant, user }: { tenant: TenantRow; user: UserRow | null }) => ({
+  user: user ? presentUser(user) : null,
+  tenant: presentTenant(tenant),
+  role: principal.kind === 'session' ? principal.role : null,
+  api_key: principal.kind === 'api_key' ? { id: principal.keyId, name: principal.keyName, scopes: [...principal.scopes] } : null,
+});

@@ -1,6 +1,9 @@
-import type { NotificationSettingsView } from '../notifications/settings.js';
-
-export const presentNotificationSettings = (settings: NotificationSettingsView) => ({
+/** What an admin sees (notifications/settings.ts reads it): the settings and the addresses still unconfirmed. */
+export const presentNotificationSettings = (settings: {
+  emailEnabled: boolean;
+  reviewerEmails: string[];
+  unconfirmedEmails: string[];
+}) => ({
   email_enabled: settings.emailEnabled,
   reviewer_emails: settings.reviewerEmails,
   unconfirmed_emails: settings.unconfirmedEmails,

@@ -1,5 +1,4 @@
 import type { ApprovalRow, TraceEventRow, TraceRow } from '@agov/db';
-import type { ChainedEvent } from '../audit/hash-chain.js';
 import { iso, isoOrNull } from './time.js';
 
 const durationMs = (trace: TraceRow) => (trace.completedAt ? trace.completedAt.getTime() - trace.startedAt.getTime() : null);
@@ -36,6 +35,42 @@ export const presentTraceRecord = (trace: TraceRow) => ({
   ...timing(trace),
 });
 
+/** The detail view: the trace, its events in chain order, and where each of its approval requests stands. */
+export const presentTraceDetail = ({
+  trace,
+  events,
+  approvals,
+}: {
+  trace: TraceRow;
+  events: readonly TraceEventRow[];
+  approvals: readonly ApprovalRow[];
+}) => ({
+  ...presentTraceRecord(trace),
+  events: events.map(presentEvent),
+  approval_requests: approvals.map((approval) => ({
+    id: approval.id,
+    status: approval.status,
+    approver_name: approval.approverName,
+    decided_at: isoOrNull(approval.decidedAt),
+  })),
+});
+
+/** What a check of a trace's hash chain found (traces/traces.ts verifies). */
+export const presentVerification = (result: {
+  traceId: string;
+  valid: boolean;
+  eventCount: number;
+  verifiedAt: Date;
+  firstInvalidEventId: string | null;
+}) => ({
+  trace_id: result.traceId,
+  valid: result.valid,
+  event_count: result.eventCount,
+  verified_at: iso(result.verifiedAt),
+  // Shown whenever the chain is broken; null when no event is left to name.
+  ...(result.valid ? {} : { first_invalid_event: result.firstInvalidEventId }),
+});
+
 /** The event as the API shows it; exactly the hashed fields (less trace_id) and its hash. */
 export const presentEvent = (event: TraceEventRow) => ({
   id: event.id,
@@ -49,12 +84,6 @@ export const presentEvent = (event: TraceEventRow) => ({
   approval_request_id: event.approvalRequestId,
   metadata: event.metadata,
   integrity_hash: event.integrityHash,
-});
-
-/** What the hash covers, read back from storage. */
-export const chainedFields = (event: TraceEventRow): ChainedEvent & { integrity_hash: string | null } => ({
-  ...presentEvent(event),
-  trace_id: event.traceId,
 });
 
 /** The bulk export's columns, in the spec's order. */

@@ -1,4 +1,3 @@
-import type { WebhookTestResult } from '../webhooks/deliveries.js';
 import { iso, isoOrNull } from './time.js';
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '@agov/db';
 
@@ -30,7 +29,12 @@ export const presentWebhookDelivery = (delivery: WebhookDeliveryRow) => ({
 });
 
 /** Flat, as the spec shows it; `error` appears only when the test was not delivered. */
-export const presentWebhookTestResult = (result: WebhookTestResult) => ({
+export const presentWebhookTestResult = (result: {
+  delivered: boolean;
+  httpStatus: number | null;
+  responseTimeMs: number;
+  error: string | null;
+}) => ({
   delivered: result.delivered,
   http_status: result.httpStatus,
   response_time_ms: Math.round(result.responseTimeMs),

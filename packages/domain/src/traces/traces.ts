@@ -2,11 +2,11 @@ import { and, asc, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import { approvalRequests, traceEvents, traces, type ApprovalRow, type TraceEventRow, type TraceRow } from '@agov/db';
 import type { Principal } from '../access/access.js';
 import type { TimeRange } from '../support/time-range.js';
-import { verifyChain } from '../audit/hash-chain.js';
+import { verifyChain, type ChainedEvent } from '../audit/hash-chain.js';
 import type { CoreDeps } from '../caches/caches.js';
 import { notFound } from '../support/errors.js';
 import { pageOf, type Page, type Paged } from '../support/pagination.js';
-import { chainedFields } from '../presenters/traces.js';
+import { presentEvent } from '../presenters/traces.js';
 
 export interface TraceFilters extends Partial<TimeRange> {
   agent_id?: string;
@@ -50,6 +50,15 @@ export async function getTrace(deps: CoreDeps, principal: Principal, traceId: st
   if (!trace) throw notFound('Trace');
   return { trace, events, approvals };
 }
+
+/**
+ * What the hash covers, read back from storage: the event as the API shows it, and its
+ * trace's id (audit/README.md). Typed by the chain's fields, so the two cannot drift apart.
+ */
+const chainedFields = (event: TraceEventRow): ChainedEvent & { integrity_hash: string | null } => ({
+  ...presentEvent(event),
+  trace_id: event.traceId,
+});
 
 export interface Verification {
   traceId: string;

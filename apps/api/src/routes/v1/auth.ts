@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { endSession, login, signup, whoAmI } from '@agov/domain';
+import { endSession, login, presentLogin, presentSignup, presentWhoAmI, signup, whoAmI } from '@agov/domain';
 import { ACCESS, PUBLIC } from '../../access.js';
 import type { Routes } from '../types.js';
-import { presentIssuedApiKey, presentTenant, presentUser } from '@agov/domain';
 import { clearSessionCookie, setSessionCookie } from '../../session-cookie.js';
 import { Data } from '../../schemas/common.js';
 import { IssuedApiKey, LoginBody, SignupBody, Tenant, User } from '../../schemas/identity.js';
@@ -23,9 +22,7 @@ export const authRoutes: Routes = async (app, { deps, config }) => {
     async (request, reply) => {
       const result = await signup(deps, request.body);
       setSessionCookie(reply, result.session, secureCookies);
-      return reply.status(201).send({
-        data: { tenant: presentTenant(result.tenant), user: presentUser(result.user), api_key: presentIssuedApiKey(result.apiKey) },
-      });
+      return reply.status(201).send({ data: presentSignup(result) });
     },
   );
 
@@ -38,7 +35,7 @@ export const authRoutes: Routes = async (app, { deps, config }) => {
     async (request, reply) => {
       const result = await login(deps, request.body, request.ip);
       setSessionCookie(reply, result.session, secureCookies);
-      return { data: { user: presentUser(result.user), tenant: presentTenant(result.tenant) } };
+      return { data: presentLogin(result) };
     },
   );
 
@@ -73,17 +70,6 @@ export const authRoutes: Routes = async (app, { deps, config }) => {
         },
       },
     },
-    async (request) => {
-      const principal = request.principal;
-      const { tenant, user } = await whoAmI(deps, principal);
-      return {
-        data: {
-          user: user ? presentUser(user) : null,
-          tenant: presentTenant(tenant),
-          role: principal.kind === 'session' ? principal.role : null,
-          api_key: principal.kind === 'api_key' ? { id: principal.keyId, name: principal.keyName, scopes: [...principal.scopes] } : null,
-        },
-      };
-    },
+    async (request) => ({ data: presentWhoAmI(request.principal, await whoAmI(deps, request.principal)) }),
   );
 };

@@ -1,4 +1,12 @@
-import { AppError, getChatSettings, handleChatCallback, presentChatSettings, putChatSettings, sendTestChatMessage } from '@agov/domain';
+import {
+  AppError,
+  getChatSettings,
+  handleChatCallback,
+  presentChatSettings,
+  presentChatTestResult,
+  putChatSettings,
+  sendTestChatMessage,
+} from '@agov/domain';
 import { ACCESS, PUBLIC } from '../../access.js';
 import { noBody } from '../../plugins/validation.js';
 import { Data } from '../../schemas/common.js';
@@ -28,7 +36,7 @@ export const chatRoutes: Routes = async (app, options) => {
   app.post(
     '/integrations/chat/test',
     { config, preValidation: noBody, schema: { tags, response: { 200: Data(ChatTestResult) } } },
-    async (request) => ({ data: await sendTestChatMessage(deps, request.principal) }),
+    async (request) => ({ data: presentChatTestResult(await sendTestChatMessage(deps, request.principal)) }),
   );
 
   await app.register(callbackRoute, options);

@@ -1,4 +1,4 @@
-import { evaluate } from '@agov/domain';
+import { evaluate, presentEvaluation } from '@agov/domain';
 import { ACCESS } from '../../access.js';
 import { EvaluateBody, EvaluateResponse } from '../../schemas/evaluation.js';
 import type { Routes } from '../types.js';
@@ -13,14 +13,7 @@ export const evaluationRoutes: Routes = async (app, { deps }) => {
     async (request) => {
       const result = await evaluate(deps, request.principal, request.body);
       request.decision = result.decision;
-      return {
-        decision: result.decision,
-        trace_id: result.traceId,
-        approval_request_id: result.approvalRequestId,
-        reason: result.reason,
-        policy_rule_id: result.policyRuleId,
-        ...(result.risk ? { risk_classification: result.risk } : {}),
-      };
+      return presentEvaluation(result);
     },
   );
 };

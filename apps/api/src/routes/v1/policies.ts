@@ -5,6 +5,7 @@ import {
   getPolicyRule,
   listPolicyRules,
   listPolicyVersions,
+  presentDryRun,
   presentPolicy,
   presentPolicyVersion,
   updatePolicyRule,
@@ -63,13 +64,7 @@ export const policyRoutes: Routes = async (app, { deps }) => {
     },
   );
 
-  app.post('/policies/test', { config: read, schema: { tags, body: DryRunBody, response: { 200: DryRunResponse } } }, async (request) => {
-    const decision = await dryRun(deps, request.principal.tenantId, request.body);
-    return {
-      effect: decision.effect,
-      rule_id: decision.rule?.id ?? null,
-      rationale: decision.reason,
-      policy_version: decision.rule?.policyVersion ?? null,
-    };
-  });
+  app.post('/policies/test', { config: read, schema: { tags, body: DryRunBody, response: { 200: DryRunResponse } } }, async (request) =>
+    presentDryRun(await dryRun(deps, request.principal.tenantId, request.body)),
+  );
 };

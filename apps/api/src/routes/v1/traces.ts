@@ -1,10 +1,10 @@
 import {
   getTrace,
   listTraces,
-  presentEvent,
+  presentTraceDetail,
   presentTraceExport,
   presentTraceListItem,
-  presentTraceRecord,
+  presentVerification,
   recordOutcome,
   timeRange,
   verifyTrace,
@@ -28,22 +28,8 @@ export const traceRoutes: Routes = async (app, { deps }) => {
     },
   );
 
-  app.get(
-    '/traces/:traceId',
-    { config: read, schema: { tags, params: TraceIdParams, response: { 200: TraceDetail } } },
-    async (request) => {
-      const { trace, events, approvals } = await getTrace(deps, request.principal, request.params.traceId);
-      return {
-        ...presentTraceRecord(trace),
-        events: events.map(presentEvent),
-        approval_requests: approvals.map((approval) => ({
-          id: approval.id,
-          status: approval.status,
-          approver_name: approval.approverName,
-          decided_at: approval.decidedAt?.toISOString() ?? null,
-        })),
-      };
-    },
+  app.get('/traces/:traceId', { config: read, schema: { tags, params: TraceIdParams, response: { 200: TraceDetail } } }, async (request) =>
+    presentTraceDetail(await getTrace(deps, request.principal, request.params.traceId)),
   );
 
   app.post(
@@ -61,17 +47,7 @@ export const traceRoutes: Routes = async (app, { deps }) => {
   app.get(
     '/traces/:traceId/verify',
     { config: read, schema: { tags, params: TraceIdParams, response: { 200: Verification } } },
-    async (request) => {
-      const result = await verifyTrace(deps, request.principal, request.params.traceId);
-      return {
-        trace_id: result.traceId,
-        valid: result.valid,
-        event_count: result.eventCount,
-        verified_at: result.verifiedAt.toISOString(),
-        // Shown whenever the chain is broken; null when no event is left to name.
-        ...(result.valid ? {} : { first_invalid_event: result.firstInvalidEventId }),
-      };
-    },
+    async (request) => presentVerification(await verifyTrace(deps, request.principal, request.params.traceId)),
   );
 
   app.get(
