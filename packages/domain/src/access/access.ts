@@ -58,7 +58,7 @@ function isAllowed(principal: Principal, { scope, roles }: Access): boolean {
   return roles === 'any' || roles.includes(principal.role);
 }
 
-/** A short name for the audit trail and `modified_by` defaults. */
+/** A short name for `modified_by` when the caller gives none. */
 export function actorName(principal: Principal): string {
   if (principal.kind === 'api_key') return `api_key:${principal.keyName}`;
   return principal.user?.name ?? 'development';

@@ -1,5 +1,5 @@
 import type { NewEvent } from '../audit/chain-events.js';
-import { ACTORS } from '../evaluation/evaluation-events.js';
+import { ACTORS } from '../audit/chain-events.js';
 import type { ApprovalRow } from '@agov/db';
 
 export type Verdict = 'approve' | 'deny';

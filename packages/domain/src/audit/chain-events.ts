@@ -2,6 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { TraceEventRow } from '@agov/db';
 import { eventHash, type ChainedEvent } from './hash-chain.js';
 
+/** Actor names of the service's own components in the audit trail. */
+export const ACTORS = {
+  identity: 'identity-resolver',
+  policyEngine: 'policy-engine',
+  approvals: 'approval-service',
+  system: 'governance-service',
+} as const;
+
 export type ActorType = 'agent' | 'policy_engine' | 'approval_service' | 'human_reviewer' | 'system';
 
 /** An audit event to append; the chain supplies id, position, time and integrity hash. */

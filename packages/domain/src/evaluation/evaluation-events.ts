@@ -1,16 +1,8 @@
-import type { NewEvent } from '../audit/chain-events.js';
+import { ACTORS, type NewEvent } from '../audit/chain-events.js';
 import type { ActionRequest } from '../policy/matching.js';
 import type { RiskClassification } from '../policy/risk.js';
 import type { Decision } from './decide.js';
 import type { AgentRow } from '@agov/db';
-
-/** Actor names of the service's own components in the audit trail. */
-export const ACTORS = {
-  identity: 'identity-resolver',
-  policyEngine: 'policy-engine',
-  approvals: 'approval-service',
-  system: 'governance-service',
-} as const;
 
 interface Evaluated {
   agent: AgentRow;

@@ -17,9 +17,10 @@ export interface Export<Row> {
 
 /**
  * Counts first and refuses an export over `maxRows` before anything is sent. The range's end
- * is held at the time of the count, so rows recorded while the export streams neither
- * join it nor make the count wrong. Rows come in keyset order: each page starts after the
- * last row of the one before, which costs the same at any depth.
+ * is held at the time of the count, so rows recorded while the export streams do not join it.
+ * (Rows are stamped just before they commit: one stamped before the count but committed after
+ * it can still be streamed without being counted.) Rows come in keyset order: each page starts
+ * after the last row of the one before, which costs the same at any depth.
  */
 async function boundedExport<Row, Key>(options: {
   what: string;

@@ -8,7 +8,6 @@ import { confirmedAmong } from './confirmations.js';
 import { admitMail } from './mail-cap.js';
 import { notificationSettingsOf } from './settings.js';
 
-/** What an `approval_email` row carries; `recipients_done` (lower-cased) appears after a failed attempt. */
 /**
  * The `approval_email` effect evaluate records for each approval: one message to each of the
  * tenant's confirmed reviewers while the request is still pending, each counted against the

@@ -84,8 +84,8 @@ export interface StoredEffect<K extends EffectKind> {
 }
 
 /**
- * The one place a stored payload is typed: rows are written only by `outboxRows` (and by the
- * claim, which writes `webhook_delivery` rows of the same shape), so the kind tells the shape.
+ * The one place a stored payload is typed: rows are written by `outboxRows`, or with the same
+ * shape by the claim and the delivery store (`webhook_delivery` rows), so the kind tells it.
  */
 export const dueEffect = <K extends EffectKind>(row: StoredEffect<K>): DueEffect<K> => row as DueEffect<K>;
 

@@ -2,7 +2,7 @@ import type { Principal } from '../access/access.js';
 import type { NewEvent } from '../audit/chain-events.js';
 import type { CoreDeps } from '../caches/caches.js';
 import { AppError, notFound } from '../support/errors.js';
-import { ACTORS } from '../evaluation/evaluation-events.js';
+import { ACTORS } from '../audit/chain-events.js';
 import { recordEffects } from '../outbox/record.js';
 import { appendToTrace, lockTrace } from './chain.js';
 import type { TraceRow } from '@agov/db';

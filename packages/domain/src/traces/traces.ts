@@ -70,7 +70,7 @@ export interface Verification {
 
 /**
  * Recomputes the trace's hash chain from the stored events and checks that it ends at the
- * head stored on the trace, which also catches events deleted from the end (README.md).
+ * head stored on the trace, which also catches events deleted from the end (audit/README.md).
  * Head and events are read from one snapshot: read apart, an append committing in between
  * would look like tampering.
  */
