@@ -1,20 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { outbox } from '@agov/db';
 import { cacheEntryFor, expectError, fieldsOf, stopUntilTestEnds } from './assertions.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { createAgent } from './fixtures.js';
-import { createTestApp, keyWithScopes, request, sessionWithRole, signupTenant, TestClock, type Tenant, type TestApp } from './harness.js';
+import { useTestApp, keyWithScopes, request, sessionWithRole, signupTenant, TestClock, type Tenant } from './harness.js';
 
 const clock = new TestClock();
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
+const api = client(t);
 
 const webhooks = async (tenantId: string) =>
   (await t.runtime.database.db.select().from(outbox).where(eq(outbox.tenantId, tenantId)))

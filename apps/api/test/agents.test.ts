@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { approvalRequests, traces } from '@agov/db';
 import { expectError, fieldsOf, ISO_TIME, newestFirst } from './assertions.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { agentBody, createAgent } from './fixtures.js';
-import { createTestApp, keyWithScopes, sessionWithRole, signupTenant, type TestApp } from './harness.js';
+import { useTestApp, keyWithScopes, sessionWithRole, signupTenant } from './harness.js';
 
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp();
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const api = client(t);
 
 /** The agent JSON the API returns for `body`. */
 const agentJson = (body: Record<string, unknown>) => ({

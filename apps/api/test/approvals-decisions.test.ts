@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectError, fieldsOf, ISO_TIME } from './assertions.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { ALL_TIME, AUDIT_COLUMNS, parseCsv } from './export-format.js';
-import { createTestApp, keyWithScopes, sessionWithRole, type Tenant, type TestApp } from './harness.js';
+import { useTestApp, keyWithScopes, sessionWithRole, type Tenant } from './harness.js';
 import {
   APPROVAL_REQUESTED_EVENTS,
   approvalEffectsOf,
@@ -16,13 +16,8 @@ import {
   verification,
 } from './scenarios.js';
 
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp();
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const api = client(t);
 
 /** What each verdict does, per the spec's state tables. */
 const OUTCOMES = {

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expireApproval, expireDueApprovals } from '@agov/domain';
 import { expectError, ISO_TIME } from './assertions.js';
-import { type Client, client } from './client.js';
-import { createTestApp, ownDatabase, TestClock, type Tenant, type TestApp } from './harness.js';
+import { client } from './client.js';
+import { useTestApp, TestClock, type Tenant } from './harness.js';
 import {
   APPROVAL_REQUESTED_EVENTS,
   type Approval,
@@ -19,13 +19,8 @@ import {
 // One app whose clock the tests move past expires_at; every test makes its own tenant. The
 // sweep expires whatever is due in the whole database, so these tests have one of their own.
 const clock = new TestClock();
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp({ clock, env: { DATABASE_URL: await ownDatabase() } });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ ownDatabase: true, clock });
+const api = client(t);
 
 /** The end state of an expired request, however it expired (sweep or refused late decision). */
 async function expectExpired(tenant: Tenant, pending: Approval) {

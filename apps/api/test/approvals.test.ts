@@ -1,20 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectError, ISO_TIME } from './assertions.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, sessionWithRole, signupTenant, TestClock, type Tenant, type TestApp } from './harness.js';
+import { useTestApp, sessionWithRole, signupTenant, TestClock, type Tenant } from './harness.js';
 import { APPROVAL_RATIONALE, type Approval, approvalRequired, decide, evaluate, requestApproval } from './scenarios.js';
 
 // One app whose clock the list test moves forward; every test makes its own tenant.
 const clock = new TestClock();
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
+const api = client(t);
 
 const ids = (response: { json(): { data: { id: string }[] } }) => response.json().data.map((item) => item.id);
 

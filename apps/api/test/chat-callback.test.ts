@@ -4,19 +4,9 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { chatMessages } from '@agov/db';
 import { eventually } from '../../../test/receiver.js';
 import { blockActions, type FakeSlack, signedInteraction, slackHeaders, startFakeSlack } from '../../../test/slack-api.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import {
-  createTestApp,
-  ownDatabase,
-  PASSWORD,
-  request,
-  sessionCookie,
-  signupTenant,
-  TestClock,
-  uniqueEmail,
-  type TestApp,
-} from './harness.js';
+import { PASSWORD, request, sessionCookie, signupTenant, TestClock, uniqueEmail, useTestApp } from './harness.js';
 import { eventTypes, evaluation, traceOf } from './scenarios.js';
 
 /*
@@ -27,28 +17,18 @@ import { eventTypes, evaluation, traceOf } from './scenarios.js';
 const CALLBACK = '/api/v1/integrations/chat/callback';
 
 let slack: FakeSlack;
-let t: TestApp;
-let api: Client;
 const clock = new TestClock();
 beforeAll(async () => {
   slack = await startFakeSlack();
-  t = await createTestApp({
-    jobs: true,
-    clock,
-    env: {
-      DATABASE_URL: await ownDatabase(),
-      SLACK_API_URL: slack.apiUrl,
-      WEBHOOK_RETRY_DELAYS_MS: '100,100,100,100',
-      OUTBOX_POLL_MS: '50',
-      OUTBOX_LEASE_MS: '3000',
-    },
-  });
-  api = client(t.app);
 });
-afterAll(async () => {
-  await t.close();
-  await slack.close();
-});
+afterAll(() => slack.close());
+const t = useTestApp(() => ({
+  ownDatabase: true,
+  jobs: true,
+  clock,
+  env: { SLACK_API_URL: slack.apiUrl, WEBHOOK_RETRY_DELAYS_MS: '100,100,100,100', OUTBOX_POLL_MS: '50', OUTBOX_LEASE_MS: '3000' },
+}));
+const api = client(t);
 
 const slackId = (prefix: string) => `${prefix}${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`;
 

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { outbox } from '@agov/db';
 import { expectError } from './assertions.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { action } from './fixtures.js';
-import { createTestApp, keyWithScopes, signupTenant, type Tenant, type TestApp } from './harness.js';
+import { keyWithScopes, signupTenant, type Tenant, useTestApp } from './harness.js';
 import { evaluate, tenantWithPolicy } from './scenarios.js';
 
 /**
@@ -17,20 +17,10 @@ import { evaluate, tenantWithPolicy } from './scenarios.js';
  * Each test asserts the first request, with no retry: a process that served a stale entry
  * even once fails it.
  */
-let a: TestApp;
-let b: TestApp;
-let writer: Client;
-let reader: Client;
-beforeAll(async () => {
-  a = await createTestApp();
-  b = await createTestApp();
-  writer = client(a.app);
-  reader = client(b.app);
-});
-afterAll(async () => {
-  await a.close();
-  await b.close();
-});
+const a = useTestApp();
+const b = useTestApp();
+const writer = client(a);
+const reader = client(b);
 
 const me = (apiKey: string) => reader.get({ apiKey }, '/api/v1/auth/me');
 

@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { outbox } from '@agov/db';
 import { startSmtpReceiver, type SmtpReceiver } from '../../../test/smtp-receiver.js';
 import { expectErrorBody, expectInvalidBody } from './assertions.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { action } from './fixtures.js';
-import { createTestApp, ownDatabase, signupTenant, type Tenant, TestClock, type TestApp, uniqueEmail } from './harness.js';
+import { signupTenant, type Tenant, TestClock, uniqueEmail, useTestApp } from './harness.js';
 import {
   approvalMailsTo,
   CONFIRMATION_SUBJECT,
@@ -32,27 +32,17 @@ const DAY_MS = 24 * HOUR_MS;
 
 const clock = new TestClock();
 let smtp: SmtpReceiver;
-let t: TestApp;
-let api: Client;
 beforeAll(async () => {
   smtp = await startSmtpReceiver();
-  t = await createTestApp({
-    jobs: true,
-    clock,
-    env: {
-      DATABASE_URL: await ownDatabase(),
-      SMTP_URL: smtp.url,
-      SMTP_FROM: 'Agent Governance <governance@example.test>',
-      PUBLIC_URL,
-      OUTBOX_POLL_MS: '50',
-    },
-  });
-  api = client(t.app);
 });
-afterAll(async () => {
-  await t.close();
-  await smtp.close();
-});
+afterAll(() => smtp.close());
+const t = useTestApp(() => ({
+  ownDatabase: true,
+  jobs: true,
+  clock,
+  env: { SMTP_URL: smtp.url, SMTP_FROM: 'Agent Governance <governance@example.test>', PUBLIC_URL, OUTBOX_POLL_MS: '50' },
+}));
+const api = client(t);
 
 /** Moves the clock by `ms` for the rest of the test. */
 function moveClock(ms: number) {

@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectError } from './assertions.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { ALL_TIME, AUDIT_COLUMNS, type AuditEvent, asCells, BAD_RANGES, compareKeys, exportAudit, parseCsv } from './export-format.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, signupTenant, TestClock, type TestApp } from './harness.js';
+import { useTestApp, signupTenant, TestClock } from './harness.js';
 import { decision, evaluation, succeeded, type Trace, traceOf } from './scenarios.js';
 
 const clock = new TestClock();
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
+const api = client(t);
 
 /** The audit rows of these traces' events, in export order: timestamp, trace id, chain position. */
 function expectedAuditRows(traces: Trace[]): AuditEvent[] {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from './assertions.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import {
   ALL_TIME,
   APPROVED_EVENTS,
@@ -16,17 +16,12 @@ import {
   TRACE_COLUMNS,
 } from './export-format.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, keyWithScopes, sessionWithRole, signupTenant, TestClock, type Tenant, type TestApp } from './harness.js';
+import { useTestApp, keyWithScopes, sessionWithRole, signupTenant, TestClock, type Tenant } from './harness.js';
 import { decision, evaluation, traceOf } from './scenarios.js';
 
 const clock = new TestClock();
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
+const api = client(t);
 
 /** Runs task(0 … count-1) at most `width` at a time; results in index order. */
 async function inBatches<T>(count: number, width: number, task: (index: number) => Promise<T>): Promise<T[]> {
@@ -134,13 +129,8 @@ describe('both bulk exports', () => {
 
 describe('exports over EXPORT_MAX_ROWS', () => {
   const limitedClock = new TestClock();
-  let limited: TestApp;
-  let limitedApi: Client;
-  beforeAll(async () => {
-    limited = await createTestApp({ env: { EXPORT_MAX_ROWS: '3' }, clock: limitedClock });
-    limitedApi = client(limited.app);
-  });
-  afterAll(() => limited.close());
+  const limited = useTestApp({ env: { EXPORT_MAX_ROWS: '3' }, clock: limitedClock });
+  const limitedApi = client(limited);
 
   it('exports exactly the limit of traces, and refuses one more with 413 export_too_large instead of a file', async () => {
     const tenant = await signupTenant(limited.app);

@@ -4,22 +4,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectError, stopUntilTestEnds } from './assertions.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { APPROVED_EVENTS } from './export-format.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, keyWithScopes, sessionWithRole, signupTenant, TestClock, type TestApp } from './harness.js';
+import { useTestApp, keyWithScopes, sessionWithRole, signupTenant, TestClock } from './harness.js';
 import { decision, evaluation, type TraceEvent, traceOf } from './scenarios.js';
 
 const clock = new TestClock();
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
+const api = client(t);
 
 /** Runs the offline verifier from source on an export, as apps/cli/test/verify-trace.test.ts does. */
 function verifyOffline(file: unknown) {

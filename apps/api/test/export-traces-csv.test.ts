@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectError } from './assertions.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { ALL_TIME, BAD_RANGES, cellOf, exportTraces, oldestFirst, parseCsv, TRACE_COLUMNS, type TraceRow } from './export-format.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, signupTenant, TestClock, type TestApp } from './harness.js';
+import { useTestApp, signupTenant, TestClock } from './harness.js';
 import { decide, decision, type Evaluation, evaluation, succeeded, type Trace, traceOf } from './scenarios.js';
 
 const clock = new TestClock();
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
+const api = client(t);
 
 /** The bulk CSV row a trace should have, built from the trace as GET /traces/:id shows it. */
 function expectedTraceRow(trace: Trace, evaluated: Evaluation, dataClassification: string): TraceRow {

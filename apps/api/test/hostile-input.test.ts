@@ -1,25 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, fieldsOf } from './assertions.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { action, agentBody, createAgent, policyBody } from './fixtures.js';
-import { createTestApp, request, signupTenant, type Tenant, type TestApp } from './harness.js';
+import { useTestApp, request, signupTenant, type Tenant } from './harness.js';
 
 /**
  * Input that passes a lax reading of the schema but that PostgreSQL or `Date` refuses: each
  * must be a 400 (or a 404 for an id in the path) naming the field, never a 500.
  */
-let t: TestApp;
-let api: Client;
 let tenant: Tenant;
 let agentId: string;
+const t = useTestApp();
+const api = client(t);
 beforeAll(async () => {
-  t = await createTestApp();
-  api = client(t.app);
   tenant = await signupTenant(t.app);
   agentId = (await createAgent(t.app, tenant.admin)).id;
 });
-afterAll(() => t.close());
 
 /** A body sent as this exact JSON text, so escapes such as `\ud800` reach the server unchanged. */
 const postRaw = (url: string, json: string, credential: { cookie: string } | { apiKey: string } = tenant.admin) =>

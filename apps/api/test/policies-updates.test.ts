@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cacheEntryFor, expectError, fieldsOf, stopUntilTestEnds } from './assertions.js';
-import { type Client, client } from './client.js';
-import { createTestApp, keyWithScopes, sessionWithRole, signupTenant, TestClock, type TestApp } from './harness.js';
+import { client } from './client.js';
+import { useTestApp, keyWithScopes, sessionWithRole, signupTenant, TestClock } from './harness.js';
 import { type Json, policyEvents, setup, versions } from './policy-rules.js';
 
 const clock = new TestClock();
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
+const api = client(t);
 
 describe('PATCH /api/v1/policies/:id', () => {
   it('applies the given fields as the next version and records what changed', async () => {

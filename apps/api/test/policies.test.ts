@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cacheEntryFor, expectError, fieldsOf, ISO_TIME, newestFirst } from './assertions.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { createAgent } from './fixtures.js';
-import { createTestApp, keyWithScopes, sessionWithRole, signupTenant, type TestApp } from './harness.js';
+import { useTestApp, keyWithScopes, sessionWithRole, signupTenant } from './harness.js';
 import { type Json, policyEvents, ruleBody, setup, versions } from './policy-rules.js';
 
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp();
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const api = client(t);
 
 describe('POST /api/v1/policies', () => {
   it('creates version 1 of an active rule, records version 1 and announces it', async () => {

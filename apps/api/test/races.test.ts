@@ -4,7 +4,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { outbox } from '@agov/db';
 import { expectError } from './assertions.js';
-import { createTestApp, type Tenant, type TestApp } from './harness.js';
+import { type Tenant, useTestApp } from './harness.js';
 import {
   APPROVAL_REQUESTED_EVENTS,
   approvalEffectsOf,
@@ -29,17 +29,13 @@ import {
  * blocker is A, which the test checks in pg_blocking_pids, so A's locked section runs first.
  */
 
-let t: TestApp;
+const t = useTestApp();
 /** The test's own connections: one holds the trace lock, the other watches the waiters. */
 let sql: postgres.Sql;
 beforeAll(async () => {
-  t = await createTestApp();
   sql = postgres(inject('databaseUrl'), { max: 2, onnotice: () => {} });
 });
-afterAll(async () => {
-  await sql.end();
-  await t.close();
-});
+afterAll(() => sql.end());
 
 const REVIEWER = { approver_name: 'Rita Reviewer' };
 

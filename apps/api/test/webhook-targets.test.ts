@@ -1,25 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from '../../../test/receiver.js';
 import { expectError, fieldsOf } from './assertions.js';
-import { createTestApp, request, signupTenant, type Credential, type Tenant, type TestApp } from './harness.js';
+import { request, signupTenant, type Credential, type Tenant, type TestApp, useTestApp } from './harness.js';
 
 // CONTRACT "Hardening decisions", webhook targets: only production blocks the non-unicast
 // ranges (checked on create, PATCH, test and every send); development also takes plain
 // http on the local host. Both apps share the harness's database.
-let prod: TestApp;
-let dev: TestApp;
-beforeAll(async () => {
-  [prod, dev] = await Promise.all([
-    createTestApp({ env: { NODE_ENV: 'production' } }),
-    createTestApp({ env: { NODE_ENV: 'development', WEBHOOK_TIMEOUT_MS: '2000' } }),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([prod?.close(), dev?.close()]);
-});
+const prod = useTestApp({ env: { NODE_ENV: 'production' } });
+const dev = useTestApp({ env: { NODE_ENV: 'development', WEBHOOK_TIMEOUT_MS: '2000' } });
 
 /** A public unicast IP literal: production accepts it without resolving any name. */
 const PUBLIC_URL = 'https://93.184.215.14/hook';

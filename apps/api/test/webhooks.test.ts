@@ -1,21 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { verify } from '@octokit/webhooks-methods';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { webhookDeliveries, webhookEndpoints } from '@agov/db';
 import { startReceiver, type Received } from '../../../test/receiver.js';
 import { expectError, fieldsOf } from './assertions.js';
-import { type Client, client } from './client.js';
-import { createTestApp, request, signupTenant, TestClock, type Credential, type TestApp } from './harness.js';
+import { client } from './client.js';
+import { useTestApp, request, signupTenant, TestClock, type Credential, type TestApp } from './harness.js';
 
-let t: TestApp;
-let api: Client;
 const clock = new TestClock();
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
+const api = client(t);
 
 // Production resolves a host name at create; a public address literal needs no DNS.
 const HOOK_URL = 'https://93.184.215.14/agov';
@@ -257,11 +252,7 @@ describe('GET /api/v1/webhooks/:id/deliveries', () => {
 
 describe('POST /api/v1/webhooks/:id/test', () => {
   // Development mode accepts plain http on the local host, where the receiver listens.
-  let dev: TestApp;
-  beforeAll(async () => {
-    dev = await createTestApp({ env: { NODE_ENV: 'development', WEBHOOK_TIMEOUT_MS: '1000' } });
-  });
-  afterAll(() => dev.close());
+  const dev = useTestApp({ env: { NODE_ENV: 'development', WEBHOOK_TIMEOUT_MS: '1000' } });
 
   const sendTest = (app: TestApp['app'], credential: Credential, id: string) =>
     request(app, credential, { method: 'POST', url: `/api/v1/webhooks/${id}/test` });
