@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { outbox } from '@agov/db';
+import { FAST_DISPATCH_ENV, FAST_RETRY_DELAYS_MS } from '../../../test/processes.js';
 import { eventually } from '../../../test/receiver.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../../../test/smtp-receiver.js';
 import { expectErrorBody, expectInvalidBody, expectValidationError } from './assertions.js';
@@ -157,7 +158,6 @@ describe('notification settings', () => {
  * to a real local SMTP server that scripts its answers per recipient, so each test speaks only
  * for its own tenant's reviewers. The sender logs in with a password that must never be logged.
  */
-const RETRY_DELAYS_MS = [150, 150, 150, 150];
 const PUBLIC_URL = 'https://governance.example.com';
 const SMTP_PASSWORD = 'smtp-password-never-logged';
 
@@ -171,11 +171,10 @@ describe.each(Object.entries(DISPATCH_DATABASES))('approval e-mails on %s', (_na
     jobs: true,
     env: {
       ...(await database()),
+      ...FAST_DISPATCH_ENV,
       SMTP_URL: smtp.url.replace('smtp://', `smtp://mailer:${SMTP_PASSWORD}@`),
       SMTP_FROM: 'Agent Governance <governance@example.test>',
       PUBLIC_URL,
-      WEBHOOK_RETRY_DELAYS_MS: RETRY_DELAYS_MS.join(','),
-      OUTBOX_POLL_MS: '50',
       OUTBOX_LEASE_MS: '5000',
     },
   }));
@@ -305,7 +304,7 @@ describe.each(Object.entries(DISPATCH_DATABASES))('approval e-mails on %s', (_na
     smtp.answer(reviewer, [451]);
     const approvalId = await requestApproval();
 
-    await waitForApprovalMails(smtp, reviewer, RETRY_DELAYS_MS.length + 1);
+    await waitForApprovalMails(smtp, reviewer, FAST_RETRY_DELAYS_MS.length + 1);
     await emailsSettled(t, tenant.tenantId);
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(approvalMailsTo(smtp, reviewer).map((mail) => mail.answer)).toEqual([451, 451, 451, 451, 451]);
@@ -349,7 +348,7 @@ describe.each(Object.entries(DISPATCH_DATABASES))('approval e-mails on %s', (_na
 });
 
 describe('approval e-mails without SMTP_URL', () => {
-  const t = useTestApp({ ownDatabase: true, jobs: true, env: { OUTBOX_POLL_MS: '50' } });
+  const t = useTestApp({ ownDatabase: true, jobs: true, env: FAST_DISPATCH_ENV });
 
   it('sends nothing and says once that e-mail is not configured', async () => {
     const { tenant, agent } = await approvalRequired(t.app);

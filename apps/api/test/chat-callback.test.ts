@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { chatMessages } from '@agov/db';
 import { eventually } from '../../../test/receiver.js';
+import { FAST_DISPATCH_ENV } from '../../../test/processes.js';
 import { blockActions, type FakeSlack, signedInteraction, slackHeaders, startFakeSlack } from '../../../test/slack-api.js';
 import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
@@ -22,12 +23,7 @@ beforeAll(async () => {
   slack = await startFakeSlack();
 });
 afterAll(() => slack.close());
-const t = useTestApp(() => ({
-  ownDatabase: true,
-  jobs: true,
-  clock,
-  env: { SLACK_API_URL: slack.apiUrl, WEBHOOK_RETRY_DELAYS_MS: '100,100,100,100', OUTBOX_POLL_MS: '50', OUTBOX_LEASE_MS: '3000' },
-}));
+const t = useTestApp(() => ({ ownDatabase: true, jobs: true, clock, env: { ...FAST_DISPATCH_ENV, SLACK_API_URL: slack.apiUrl } }));
 const api = client(t);
 
 const slackId = (prefix: string) => `${prefix}${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`;

@@ -3,6 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatMessages, outbox } from '@agov/db';
 import { eventually } from '../../../test/receiver.js';
+import { FAST_DISPATCH_ENV } from '../../../test/processes.js';
 import { startFakeSlack, type FakeSlack, type SlackCall } from '../../../test/slack-api.js';
 import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
@@ -14,7 +15,6 @@ import { evaluation } from './scenarios.js';
  * at SLACK_API_URL. Retries shortened.
  */
 const PUBLIC_URL = 'https://governance.example.test';
-const RETRY_DELAYS_MS = [100, 100, 100, 100];
 
 describe.each(Object.entries(DISPATCH_DATABASES))('approval cards on %s', (_name, database) => {
   let slack: FakeSlack;
@@ -27,11 +27,9 @@ describe.each(Object.entries(DISPATCH_DATABASES))('approval cards on %s', (_name
     env: {
       NODE_ENV: 'development',
       ...(await database()),
+      ...FAST_DISPATCH_ENV,
       SLACK_API_URL: slack.apiUrl,
       PUBLIC_URL,
-      WEBHOOK_RETRY_DELAYS_MS: RETRY_DELAYS_MS.join(','),
-      OUTBOX_POLL_MS: '50',
-      OUTBOX_LEASE_MS: '3000',
       APPROVAL_EXPIRY_SWEEP_MS: '200',
     },
   }));

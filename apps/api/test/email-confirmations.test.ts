@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { outbox } from '@agov/db';
+import { FAST_DISPATCH_ENV } from '../../../test/processes.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../../../test/smtp-receiver.js';
 import { expectErrorBody, expectInvalidBody } from './assertions.js';
 import { client } from './client.js';
@@ -40,7 +41,7 @@ const t = useTestApp(() => ({
   ownDatabase: true,
   jobs: true,
   clock,
-  env: { SMTP_URL: smtp.url, SMTP_FROM: 'Agent Governance <governance@example.test>', PUBLIC_URL, OUTBOX_POLL_MS: '50' },
+  env: { ...FAST_DISPATCH_ENV, SMTP_URL: smtp.url, SMTP_FROM: 'Agent Governance <governance@example.test>', PUBLIC_URL },
 }));
 const api = client(t);
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { action, createAgent, createPolicy } from './fixtures.js';
 import { client } from './client.js';
+import { FAST_DISPATCH_ENV } from '../../../test/processes.js';
 import { createTestApp, ownDatabase, signupTenant, type TestApp, useTestApp } from './harness.js';
 import { evaluate } from './scenarios.js';
 import { sample, scrape } from './scrape.js';
@@ -84,7 +85,7 @@ describe('metrics of a process that dispatches', () => {
   const t = useTestApp({
     ownDatabase: true,
     jobs: true,
-    env: { ...METRICS_ENV, NODE_ENV: 'development', OUTBOX_POLL_MS: '50', WEBHOOK_RETRY_DELAYS_MS: '60000' },
+    env: { ...METRICS_ENV, NODE_ENV: 'development', ...FAST_DISPATCH_ENV, WEBHOOK_RETRY_DELAYS_MS: '60000' },
   });
   let port: number;
   beforeAll(async () => {

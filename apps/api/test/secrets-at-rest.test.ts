@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { verify } from '@octokit/webhooks-methods';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runToExit, TEST_SECRETS_KEY } from '../../../test/processes.js';
+import { FAST_DISPATCH_ENV, runToExit, TEST_SECRETS_KEY } from '../../../test/processes.js';
 import { eventually, startReceiver, type Receiver } from '../../../test/receiver.js';
 import { blockActions, signedInteraction, startFakeSlack, type FakeSlack } from '../../../test/slack-api.js';
 import { client } from './client.js';
@@ -73,13 +73,7 @@ describe('secrets at rest', () => {
   const t = useTestApp(() => ({
     ownDatabase: true,
     jobs: true,
-    env: {
-      NODE_ENV: 'development',
-      SLACK_API_URL: slack.apiUrl,
-      LOG_LEVEL: 'trace',
-      OUTBOX_POLL_MS: '50',
-      OUTBOX_LEASE_MS: '3000',
-    },
+    env: { NODE_ENV: 'development', ...FAST_DISPATCH_ENV, SLACK_API_URL: slack.apiUrl, LOG_LEVEL: 'trace' },
   }));
 
   it('stores the webhook secret and the bot secrets sealed, and deliveries, cards and callbacks still use them', async () => {

@@ -3,6 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { outbox, webhookDeliveries } from '@agov/db';
+import { FAST_DISPATCH_ENV, FAST_RETRY_DELAYS_MS } from '../../../test/processes.js';
 import { eventually, startReceiver, type Receiver } from '../../../test/receiver.js';
 import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
@@ -14,18 +15,14 @@ import { evaluation } from './scenarios.js';
  * Redis). Development mode, so webhooks may go to plain http on the local host where the
  * receivers listen; retries and timers shortened.
  */
-const RETRY_DELAYS_MS = [150, 150, 150, 150];
-
 describe.each(Object.entries(DISPATCH_DATABASES))('dispatch on %s', (_name, database) => {
   const t = useTestApp(async () => ({
     jobs: true,
     env: {
       NODE_ENV: 'development',
       ...(await database()),
-      WEBHOOK_RETRY_DELAYS_MS: RETRY_DELAYS_MS.join(','),
+      ...FAST_DISPATCH_ENV,
       WEBHOOK_TIMEOUT_MS: '400',
-      OUTBOX_POLL_MS: '50',
-      OUTBOX_LEASE_MS: '3000',
       AUDIT_BATCH_INTERVAL_MS: '500',
       APPROVAL_EXPIRY_SWEEP_MS: '300',
     },
@@ -126,7 +123,7 @@ describe.each(Object.entries(DISPATCH_DATABASES))('dispatch on %s', (_name, data
       expect(new Set(attempts.map((a) => JSON.parse(a.body).id)).size).toBe(1);
       // The configured delays separate the attempts.
       for (let i = 1; i < attempts.length; i += 1)
-        expect(attempts[i]!.at - attempts[i - 1]!.at).toBeGreaterThanOrEqual(RETRY_DELAYS_MS[i - 1]! - 20);
+        expect(attempts[i]!.at - attempts[i - 1]!.at).toBeGreaterThanOrEqual(FAST_RETRY_DELAYS_MS[i - 1]! - 20);
       await new Promise((resolve) => setTimeout(resolve, 600));
       expect(hook.received).toHaveLength(5);
     });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthyAfterHanging } from '../../../test/hanging-endpoint.js';
+import { FAST_DISPATCH_ENV } from '../../../test/processes.js';
 import { eventually, startReceiver, type Receiver } from '../../../test/receiver.js';
 import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
@@ -21,9 +22,11 @@ describe.each(Object.entries(DISPATCH_DATABASES))('a hanging endpoint on %s', (_
     env: {
       NODE_ENV: 'development',
       ...(await database()),
+      ...FAST_DISPATCH_ENV,
       WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
       WEBHOOK_RETRY_DELAYS_MS: '60000,60000,60000,60000',
-      OUTBOX_POLL_MS: '50',
+      // Longer than any hanging post, so no effect is handed out again while its post waits.
+      OUTBOX_LEASE_MS: '60000',
       METRICS_PORT: '0',
     },
   }));

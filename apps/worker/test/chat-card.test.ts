@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatMessages } from '@agov/db';
-import { dropRedisPrefixes, startWorker, type Started } from '../../../test/processes.js';
+import { dropRedisPrefixes, FAST_DISPATCH_ENV, startWorker, type Started } from '../../../test/processes.js';
 import { eventually } from '../../../test/receiver.js';
 import { blockActions, type FakeSlack, signedInteraction, startFakeSlack } from '../../../test/slack-api.js';
 import { action, createAgent, createPolicy } from '../../api/test/fixtures.js';
@@ -27,9 +27,7 @@ beforeAll(async () => {
     QUEUE_PREFIX: prefix,
     SLACK_API_URL: slack.apiUrl,
     PUBLIC_URL: 'https://governance.example.test',
-    WEBHOOK_RETRY_DELAYS_MS: '200,200,200,200',
-    OUTBOX_POLL_MS: '50',
-    OUTBOX_LEASE_MS: '2000',
+    ...FAST_DISPATCH_ENV,
     LOG_LEVEL: 'info',
     MIGRATE_ON_START: 'false',
   };
