@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agents, approvalRequests, policyRules, users, webhookEndpoints } from '@agov/db';
-import { expectError } from './assertions.js';
+import { expectErrorBody, notFound } from './assertions.js';
 import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
 import {
@@ -215,6 +215,16 @@ describe("another tenant's resources", () => {
   });
 
   const withId = ACCESS_TABLE.filter((row) => /:(id|traceId)/.test(row.path));
+  /** What each collection's 404 calls the resource. */
+  const RESOURCE: Record<string, string> = {
+    users: 'User',
+    'api-keys': 'API key',
+    agents: 'Agent',
+    policies: 'Policy rule',
+    approvals: 'Approval request',
+    traces: 'Trace',
+    webhooks: 'Webhook endpoint',
+  };
 
   it.each(withId)("$method $path answers 404 to this tenant's admin key", async (row) => {
     const collection = row.path.split('/')[3]!;
@@ -225,7 +235,7 @@ describe("another tenant's resources", () => {
       url: row.path.replace(/:(id|traceId)/, id!),
       payload: VALID_BODIES[`${row.method} ${row.path}`] ?? (row.method === 'GET' || row.method === 'DELETE' ? undefined : {}),
     });
-    expectError(response, 404, 'not_found');
+    expectErrorBody(response, 404, notFound(RESOURCE[collection]!));
   });
 
   it('leaves every one of them as it was', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expireApproval, expireDueApprovals } from '@agov/domain';
-import { expectError, ISO_TIME } from './assertions.js';
+import { expectErrorBody, ISO_TIME } from './assertions.js';
 import { client } from './client.js';
 import { useTestApp, TestClock, type Tenant } from './harness.js';
 import {
@@ -95,18 +95,22 @@ describe('expiry', () => {
     const pending = await requestApproval(t.app, tenant, agent.id);
     clock.advance(2_000);
     const response = await decide(t.app, tenant.admin, pending.id, 'approve', { approver_name: 'Ada Admin' });
-    expectError(response, 409, 'conflict');
-    expect(response.json()).toMatchObject({
+    expectErrorBody(response, 409, {
+      error: 'conflict',
       message: 'approval request has expired',
-      details: { status: 'expired' },
+      details: { status: 'expired', expires_at: pending.expires_at },
       trace_id: pending.trace_id,
     });
     await expectExpired(tenant, pending);
 
     const before = await approvalSnapshot(t, tenant, pending);
     const again = await decide(t.app, tenant.admin, pending.id, 'deny', { approver_name: 'Ada Admin' });
-    expectError(again, 409, 'conflict');
-    expect(again.json().details).toMatchObject({ status: 'expired' });
+    expectErrorBody(again, 409, {
+      error: 'conflict',
+      message: 'approval request is expired, not pending',
+      details: { status: 'expired' },
+      trace_id: pending.trace_id,
+    });
     expect(await expireApproval(t.runtime.deps, tenant.tenantId, pending.id)).toBe(false);
     expect(await approvalSnapshot(t, tenant, pending)).toEqual(before);
     await expectExpired(tenant, pending);

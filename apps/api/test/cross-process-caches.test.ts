@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { outbox } from '@agov/db';
-import { expectError } from './assertions.js';
+import { expectErrorBody } from './assertions.js';
 import { client } from './client.js';
 import { action } from './fixtures.js';
 import { keyWithScopes, signupTenant, type Tenant, useTestApp } from './harness.js';
@@ -21,6 +21,8 @@ const a = useTestApp();
 const b = useTestApp();
 const writer = client(a);
 const reader = client(b);
+
+const INVALID_KEY = { error: 'unauthorized', message: 'Invalid, expired or revoked API key' };
 
 const me = (apiKey: string) => reader.get({ apiKey }, '/api/v1/auth/me');
 
@@ -44,7 +46,7 @@ describe('API keys cached in another instance', () => {
 
     expect((await writer.delete(tenant.admin, `/api/v1/api-keys/${key.id}`)).statusCode).toBe(204);
 
-    expectError(await me(key.apiKey), 401, 'unauthorized');
+    expectErrorBody(await me(key.apiKey), 401, INVALID_KEY);
   });
 
   it(`a key rotated in one instance: the other refuses the old value on its next request and accepts the new one`, async () => {
@@ -55,7 +57,7 @@ describe('API keys cached in another instance', () => {
     const rotated = await writer.post(tenant.admin, `/api/v1/api-keys/${key.id}/rotate`);
     expect(rotated.statusCode).toBe(200);
 
-    expectError(await me(key.apiKey), 401, 'unauthorized');
+    expectErrorBody(await me(key.apiKey), 401, INVALID_KEY);
     const accepted = await me(rotated.json().data.key);
     expect(accepted.statusCode).toBe(200);
     expect(accepted.json().data.api_key.id).toBe(key.id);

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { approvalRequests, outbox, traceEvents, traces } from '@agov/db';
-import { expectError } from './assertions.js';
+import { expectErrorBody } from './assertions.js';
 import { action } from './fixtures.js';
 import { useTestApp } from './harness.js';
 import { evaluate, subscribeToAuditEvents, tenantWithPolicy } from './scenarios.js';
@@ -41,7 +41,7 @@ describe('group commit', () => {
     );
 
     const poisoned = responses[CONCURRENT / 2]!;
-    expectError(poisoned, 500, 'internal_error');
+    expectErrorBody(poisoned, 500, { error: 'internal_error', message: 'Internal server error' });
     const answered = responses.filter((response) => response !== poisoned);
     for (const response of answered) expect(response.json()).toMatchObject({ decision: 'approval_required' });
 

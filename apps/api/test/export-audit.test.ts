@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectError } from './assertions.js';
+import { type ErrorBody, expectErrorBody, invalidQuery } from './assertions.js';
 import { client } from './client.js';
 import { ALL_TIME, AUDIT_COLUMNS, type AuditEvent, asCells, BAD_RANGES, compareKeys, exportAudit, parseCsv } from './export-format.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
@@ -87,11 +87,19 @@ describe('GET /api/v1/audit/export', () => {
     );
   });
 
-  it.each([...BAD_RANGES, ['format=xml', 'from=2026-01-01&to=2026-01-31&format=xml']])(
-    'answers 400 validation_error for %s',
-    async (_label, query) => {
-      const tenant = await signupTenant(t.app);
-      expectError(await api.get(tenant.admin, `/api/v1/audit/export${query ? `?${query}` : ''}`), 400, 'validation_error');
-    },
-  );
+  it.each<[string, string, ErrorBody]>([
+    [
+      'no query at all',
+      '',
+      invalidQuery([
+        ['from', 'is required'],
+        ['to', 'is required'],
+      ]),
+    ],
+    ...BAD_RANGES,
+    ['format=xml', 'from=2026-01-01&to=2026-01-31&format=xml', invalidQuery([['format', 'must be equal to one of the allowed values']])],
+  ])('answers 400 validation_error for %s', async (_label, query, body) => {
+    const tenant = await signupTenant(t.app);
+    expectErrorBody(await api.get(tenant.admin, `/api/v1/audit/export${query ? `?${query}` : ''}`), 400, body);
+  });
 });

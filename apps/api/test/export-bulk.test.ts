@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectError } from './assertions.js';
+import { expectErrorBody, FORBIDDEN, UNAUTHENTICATED } from './assertions.js';
 import { client } from './client.js';
 import {
   ALL_TIME,
@@ -120,9 +120,9 @@ describe('both bulk exports', () => {
         const response = await api.get(credential, url);
         expect(response.statusCode, response.body).toBe(200);
       }
-      expectError(await api.get(tenant.runtimeKey, url), 403, 'forbidden');
-      expectError(await api.get(await sessionWithRole(t.app, tenant, 'viewer'), url), 403, 'forbidden');
-      expectError(await api.get(null, url), 401, 'unauthorized');
+      expectErrorBody(await api.get(tenant.runtimeKey, url), 403, FORBIDDEN);
+      expectErrorBody(await api.get(await sessionWithRole(t.app, tenant, 'viewer'), url), 403, FORBIDDEN);
+      expectErrorBody(await api.get(null, url), 401, UNAUTHENTICATED);
     });
   });
 });
@@ -146,7 +146,11 @@ describe('exports over EXPORT_MAX_ROWS', () => {
 
     await evaluation(limited.app, tenant, action(other.id));
     const over = await exportTraces(limitedApi, tenant.admin, query);
-    expectError(over, 413, 'export_too_large');
+    expectErrorBody(over, 413, {
+      error: 'export_too_large',
+      message: 'The export has 4 traces; the limit is 3. Narrow the date range.',
+      details: { total: 4, limit: 3 },
+    });
     expect(over.headers['content-disposition']).toBeUndefined();
     // Narrowing the export brings it back within the limit.
     expect((await exportTraces(limitedApi, tenant.admin, `${query}&agent_id=${agent.id}`)).headers['x-total-count']).toBe('3');
@@ -166,7 +170,11 @@ describe('exports over EXPORT_MAX_ROWS', () => {
       const atLimit = await exportAudit(limitedApi, tenant.admin, `from=${decidedAt}&to=${decidedAt}&format=${format}`);
       expect(atLimit.statusCode, atLimit.body).toBe(200);
       expect(atLimit.headers['x-total-count']).toBe('3');
-      expectError(await exportAudit(limitedApi, tenant.admin, `${ALL_TIME}&format=${format}`), 413, 'export_too_large');
+      expectErrorBody(await exportAudit(limitedApi, tenant.admin, `${ALL_TIME}&format=${format}`), 413, {
+        error: 'export_too_large',
+        message: 'The export has 8 events; the limit is 3. Narrow the date range.',
+        details: { total: 8, limit: 3 },
+      });
     }
   });
 });

@@ -5,7 +5,7 @@ import postgres from 'postgres';
 import { beforeAll, describe, expect, it, inject } from 'vitest';
 import { ConfigError, loadConfig } from '@agov/config';
 import { toErrorBody } from '../src/plugins/errors.js';
-import { expectError } from './assertions.js';
+import { expectErrorBody } from './assertions.js';
 import { client } from './client.js';
 import { createAgent } from './fixtures.js';
 import { signupTenant, useTestApp } from './harness.js';
@@ -155,8 +155,7 @@ describe('statement time limit (DATABASE_STATEMENT_TIMEOUT_MS)', () => {
         await tx`select id from agents where id = ${agent.id} for update`;
         return api.patch(tenant.admin, `/api/v1/agents/${agent.id}`, { autonomy_tier: 'high' });
       });
-      expectError(response, 503, 'service_unavailable');
-      expect(response.json().message).toBe('The database took too long to answer');
+      expectErrorBody(response, 503, { error: 'service_unavailable', message: 'The database took too long to answer' });
     } finally {
       await other.end();
     }
