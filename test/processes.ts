@@ -22,6 +22,21 @@ export const TEST_ENV: Readonly<Record<string, string>> = {
   RATE_LIMIT_CHAT_CALLBACK: '1000000',
 };
 
+/** The webhook retry delays of FAST_DISPATCH_ENV, for tests that reckon with them. */
+export const FAST_RETRY_DELAYS_MS: readonly number[] = [150, 150, 150, 150];
+
+/**
+ * Effects dispatched at a test's pace rather than production's: the relay looks for due
+ * effects every 50 ms, a claimed effect whose run died is handed out again after 3 s, and a
+ * failed webhook (or e-mail, or chat card) is retried after 150 ms instead of minutes. Spread
+ * it into a test's environment, then override a key where a test needs another value.
+ */
+export const FAST_DISPATCH_ENV: Readonly<Record<string, string>> = {
+  OUTBOX_POLL_MS: '50',
+  OUTBOX_LEASE_MS: '3000',
+  WEBHOOK_RETRY_DELAYS_MS: FAST_RETRY_DELAYS_MS.join(','),
+};
+
 export interface Started {
   child: ChildProcess;
   output(): string;

@@ -126,6 +126,8 @@ export function blockActions(press: {
   teamId: string;
   appId?: string;
   userId: string;
+  /** The presser's Slack username; by default the id in lower case. */
+  username?: string;
   action: string;
   approvalId: string;
   channel?: string;
@@ -134,7 +136,7 @@ export function blockActions(press: {
     type: 'block_actions',
     api_app_id: press.appId ?? 'A0TESTAPP',
     team: { id: press.teamId, domain: 'acme' },
-    user: { id: press.userId, username: press.userId.toLowerCase(), team_id: press.teamId },
+    user: { id: press.userId, username: press.username ?? press.userId.toLowerCase(), team_id: press.teamId },
     channel: { id: press.channel ?? 'C0APPROVALS', name: 'approvals' },
     container: { type: 'message', channel_id: press.channel ?? 'C0APPROVALS', message_ts: '1700000000.000001' },
     response_url: 'https://hooks.slack.com/actions/T0/1/xyz',

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { agents, approvalRequests, policyRules, users, webhookEndpoints } from '@agov/db';
-import { expectError } from './assertions.js';
+import { expectErrorBody, notFound } from './assertions.js';
 import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
 import {
-  createTestApp,
   keyWithScopes,
   PASSWORD,
   request,
@@ -14,8 +13,8 @@ import {
   signupTenant,
   type Credential,
   type Tenant,
-  type TestApp,
   uniqueEmail,
+  useTestApp,
 } from './harness.js';
 import { evaluation } from './scenarios.js';
 
@@ -111,17 +110,15 @@ const SCOPES = [
   'admin',
 ];
 
-let t: TestApp;
+// With a payment provider configured, so that billing answers from its rules rather than 501.
+const t = useTestApp({ env: { STRIPE_SECRET_KEY: 'sk_test_access_table' } });
 let tenant: Tenant;
 const keys: Record<string, Credential> = {};
 
 beforeAll(async () => {
-  // With a payment provider configured, so that billing answers from its rules rather than 501.
-  t = await createTestApp({ env: { STRIPE_SECRET_KEY: 'sk_test_access_table' } });
   tenant = await signupTenant(t.app);
   for (const scope of SCOPES) keys[scope] = await keyWithScopes(t.app, tenant, [scope]);
 });
-afterAll(() => t.close());
 
 const call = (row: Row, credential: Credential) =>
   request(t.app, credential, {
@@ -218,6 +215,16 @@ describe("another tenant's resources", () => {
   });
 
   const withId = ACCESS_TABLE.filter((row) => /:(id|traceId)/.test(row.path));
+  /** What each collection's 404 calls the resource. */
+  const RESOURCE: Record<string, string> = {
+    users: 'User',
+    'api-keys': 'API key',
+    agents: 'Agent',
+    policies: 'Policy rule',
+    approvals: 'Approval request',
+    traces: 'Trace',
+    webhooks: 'Webhook endpoint',
+  };
 
   it.each(withId)("$method $path answers 404 to this tenant's admin key", async (row) => {
     const collection = row.path.split('/')[3]!;
@@ -228,7 +235,7 @@ describe("another tenant's resources", () => {
       url: row.path.replace(/:(id|traceId)/, id!),
       payload: VALID_BODIES[`${row.method} ${row.path}`] ?? (row.method === 'GET' || row.method === 'DELETE' ? undefined : {}),
     });
-    expectError(response, 404, 'not_found');
+    expectErrorBody(response, 404, notFound(RESOURCE[collection]!));
   });
 
   it('leaves every one of them as it was', async () => {

@@ -1,18 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { approvalRequests, traces } from '@agov/db';
-import { expectError, fieldsOf, ISO_TIME, newestFirst } from './assertions.js';
-import { type Client, client } from './client.js';
+import {
+  expectErrorBody,
+  expectInvalidBody,
+  expectInvalidQuery,
+  FORBIDDEN,
+  ISO_TIME,
+  MALFORMED_ID,
+  newestFirst,
+  notFound,
+  UNAUTHENTICATED,
+} from './assertions.js';
+import { client } from './client.js';
 import { agentBody, createAgent } from './fixtures.js';
-import { createTestApp, keyWithScopes, sessionWithRole, signupTenant, type TestApp } from './harness.js';
+import { useTestApp, keyWithScopes, sessionWithRole, signupTenant } from './harness.js';
 
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp();
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const api = client(t);
 
 /** The agent JSON the API returns for `body`. */
 const agentJson = (body: Record<string, unknown>) => ({
@@ -53,32 +58,52 @@ describe('POST /api/v1/agents', () => {
   });
 
   it.each([
-    ['a missing field', agentBody({ name: undefined }), 'name'],
-    ['an empty name', agentBody({ name: '' }), 'name'],
-    ['a name over 200 characters', agentBody({ name: 'n'.repeat(201) }), 'name'],
-    ['a description over 2000 characters', agentBody({ description: 'd'.repeat(2001) }), 'description'],
-    ['an unknown environment', agentBody({ environment: 'staging' }), 'environment'],
-    ['an unknown authority model', agentBody({ authority_model: 'root' }), 'authority_model'],
-    ['an unknown identity mode', agentBody({ identity_mode: 'anonymous' }), 'identity_mode'],
-    ['an unknown delegation model', agentBody({ delegation_model: 'anyone' }), 'delegation_model'],
-    ['an unknown autonomy tier', agentBody({ autonomy_tier: 'extreme' }), 'autonomy_tier'],
-    ['integrations that are not an array', agentBody({ authorized_integrations: {} }), 'authorized_integrations'],
+    ['a missing field', agentBody({ name: undefined }), [['name', 'is required']]],
+    ['an empty name', agentBody({ name: '' }), [['name', 'must NOT have fewer than 1 characters']]],
+    ['a name over 200 characters', agentBody({ name: 'n'.repeat(201) }), [['name', 'must NOT have more than 200 characters']]],
+    [
+      'a description over 2000 characters',
+      agentBody({ description: 'd'.repeat(2001) }),
+      [['description', 'must NOT have more than 2000 characters']],
+    ],
+    ['an unknown environment', agentBody({ environment: 'staging' }), [['environment', 'must be equal to one of the allowed values']]],
+    [
+      'an unknown authority model',
+      agentBody({ authority_model: 'root' }),
+      [['authority_model', 'must be equal to one of the allowed values']],
+    ],
+    [
+      'an unknown identity mode',
+      agentBody({ identity_mode: 'anonymous' }),
+      [['identity_mode', 'must be equal to one of the allowed values']],
+    ],
+    [
+      'an unknown delegation model',
+      agentBody({ delegation_model: 'anyone' }),
+      [['delegation_model', 'must be equal to one of the allowed values']],
+    ],
+    [
+      'an unknown autonomy tier',
+      agentBody({ autonomy_tier: 'extreme' }),
+      [['autonomy_tier', 'must be equal to one of the allowed values']],
+    ],
+    ['integrations that are not an array', agentBody({ authorized_integrations: {} }), [['authorized_integrations', 'must be array']]],
     [
       'an integration with a bad classification',
       agentBody({ authorized_integrations: [{ name: 'x', resource_scope: '*', data_classification: 'secret', allowed_operations: [] }] }),
-      'authorized_integrations.0.data_classification',
+      [['authorized_integrations.0.data_classification', 'must be equal to one of the allowed values']],
     ],
     [
       'an integration with an extra field',
       agentBody({
         authorized_integrations: [{ name: 'x', resource_scope: '*', data_classification: 'public', allowed_operations: [], admin: true }],
       }),
-      'authorized_integrations.0.admin',
+      [['authorized_integrations.0.admin', 'is not allowed']],
     ],
     [
       'an integration without operations',
       agentBody({ authorized_integrations: [{ name: 'x', resource_scope: '*', data_classification: 'public' }] }),
-      'authorized_integrations.0.allowed_operations',
+      [['authorized_integrations.0.allowed_operations', 'is required']],
     ],
     [
       'over 100 integrations',
@@ -90,24 +115,47 @@ describe('POST /api/v1/agents', () => {
           allowed_operations: [],
         })),
       }),
-      'authorized_integrations',
+      [['authorized_integrations', 'must NOT have more than 100 items']],
     ],
-    ['metadata that is an array', agentBody({ metadata: ['a'] }), 'metadata'],
-    ['credential_config that is text', agentBody({ credential_config: 'secret' }), 'credential_config'],
-    ['a missing credential_config', agentBody({ credential_config: undefined }), 'credential_config'],
-    ['a review date that is not a date', agentBody({ next_review_date: 'next year' }), 'next_review_date'],
-    ['modified_at without a time', agentBody({ modified_at: '2025-06-01' }), 'modified_at'],
-    ['a number where text belongs', agentBody({ team: 42 }), 'team'],
-    ['an unknown field', agentBody({ owner_email: 'o@example.test' }), 'owner_email'],
-    ['a server-owned lifecycle_state', agentBody({ lifecycle_state: 'active' }), 'lifecycle_state'],
-    ['a server-owned id', agentBody({ id: randomUUID() }), 'id'],
-    ['a server-owned tenant_id', agentBody({ tenant_id: randomUUID() }), 'tenant_id'],
-    ['a server-owned created_at', agentBody({ created_at: '2025-01-01T00:00:00Z' }), 'created_at'],
-  ])('rejects %s with 400 naming the field', async (_label, payload, field) => {
+    [
+      'metadata that is an array',
+      agentBody({ metadata: ['a'] }),
+      [
+        ['metadata', 'must be object'],
+        ['metadata', 'must be null'],
+        ['metadata', 'must match a schema in anyOf'],
+      ],
+    ],
+    [
+      'credential_config that is text',
+      agentBody({ credential_config: 'secret' }),
+      [
+        ['credential_config', 'must be object'],
+        ['credential_config', 'must be null'],
+        ['credential_config', 'must match a schema in anyOf'],
+      ],
+    ],
+    ['a missing credential_config', agentBody({ credential_config: undefined }), [['credential_config', 'is required']]],
+    [
+      'a review date that is not a date',
+      agentBody({ next_review_date: 'next year' }),
+      [
+        ['next_review_date', 'must match format "date"'],
+        ['next_review_date', 'must match format "date-time"'],
+        ['next_review_date', 'must match a schema in anyOf'],
+      ],
+    ],
+    ['modified_at without a time', agentBody({ modified_at: '2025-06-01' }), [['modified_at', 'must match format "date-time"']]],
+    ['a number where text belongs', agentBody({ team: 42 }), [['team', 'must be string']]],
+    ['an unknown field', agentBody({ owner_email: 'o@example.test' }), [['owner_email', 'is not allowed']]],
+    ['a server-owned lifecycle_state', agentBody({ lifecycle_state: 'active' }), [['lifecycle_state', 'is not allowed']]],
+    ['a server-owned id', agentBody({ id: randomUUID() }), [['id', 'is not allowed']]],
+    ['a server-owned tenant_id', agentBody({ tenant_id: randomUUID() }), [['tenant_id', 'is not allowed']]],
+    ['a server-owned created_at', agentBody({ created_at: '2025-01-01T00:00:00Z' }), [['created_at', 'is not allowed']]],
+  ] as const)('rejects %s with 400 naming the field', async (_label, payload, problems) => {
     const tenant = await signupTenant(t.app);
     const response = await api.post(tenant.admin, '/api/v1/agents', payload);
-    expectError(response, 400, 'validation_error');
-    expect(fieldsOf(response)).toContain(field);
+    expectInvalidBody(response, problems);
     expect((await api.get(tenant.admin, '/api/v1/agents')).json().pagination.total).toBe(0);
   });
 
@@ -116,19 +164,22 @@ describe('POST /api/v1/agents', () => {
     let deep: Record<string, unknown> = { leaf: 1 };
     for (let level = 0; level < 33; level += 1) deep = { deep };
     const response = await api.post(tenant.admin, '/api/v1/agents', agentBody({ metadata: deep }));
-    expectError(response, 400, 'validation_error');
-    expect(fieldsOf(response)).toContain('metadata');
+    expectInvalidBody(response, [
+      ['metadata', 'must be at most 32 levels deep'],
+      ['metadata', 'must be null'],
+      ['metadata', 'must match a schema in anyOf'],
+    ]);
   });
 
   it('requires agents:write or an admin session', async () => {
     const tenant = await signupTenant(t.app);
-    expectError(await api.post(null, '/api/v1/agents', agentBody()), 401, 'unauthorized');
+    expectErrorBody(await api.post(null, '/api/v1/agents', agentBody()), 401, UNAUTHENTICATED);
     for (const scopes of [['agents:read'], ['agents:lifecycle'], ['policies:write']]) {
       const key = await keyWithScopes(t.app, tenant, scopes);
-      expectError(await api.post({ apiKey: key.apiKey }, '/api/v1/agents', agentBody()), 403, 'forbidden');
+      expectErrorBody(await api.post({ apiKey: key.apiKey }, '/api/v1/agents', agentBody()), 403, FORBIDDEN);
     }
     for (const role of ['viewer', 'reviewer'] as const) {
-      expectError(await api.post(await sessionWithRole(t.app, tenant, role), '/api/v1/agents', agentBody()), 403, 'forbidden');
+      expectErrorBody(await api.post(await sessionWithRole(t.app, tenant, role), '/api/v1/agents', agentBody()), 403, FORBIDDEN);
     }
     expect((await api.get(tenant.admin, '/api/v1/agents')).json().pagination.total).toBe(0);
   });
@@ -197,19 +248,18 @@ describe('GET /api/v1/agents', () => {
   });
 
   it.each([
-    'limit=0',
-    'limit=101',
-    'offset=-1',
-    'limit=abc',
-    'environment=staging',
-    'lifecycle_state=deleted',
-    'authority_model=x',
-    'autonomy_tier=x',
-  ])('rejects the query %s with 400', async (query) => {
+    ['limit=0', 'must be >= 1'],
+    ['limit=101', 'must be <= 100'],
+    ['offset=-1', 'must be >= 0'],
+    ['limit=abc', 'must be integer'],
+    ['environment=staging', 'must be equal to one of the allowed values'],
+    ['lifecycle_state=deleted', 'must be equal to one of the allowed values'],
+    ['authority_model=x', 'must be equal to one of the allowed values'],
+    ['autonomy_tier=x', 'must be equal to one of the allowed values'],
+  ])('rejects the query %s with 400', async (query, problem) => {
     const tenant = await signupTenant(t.app);
     const response = await api.get(tenant.admin, `/api/v1/agents?${query}`);
-    expectError(response, 400, 'validation_error');
-    expect(fieldsOf(response)).toContain(query.split('=')[0]);
+    expectInvalidQuery(response, [[query.split('=')[0]!, problem]]);
   });
 
   it('admits agents:read keys and every session role, nothing else', async () => {
@@ -218,8 +268,8 @@ describe('GET /api/v1/agents', () => {
     const reader = await keyWithScopes(t.app, tenant, ['agents:read']);
     expect((await api.get({ apiKey: reader.apiKey }, '/api/v1/agents')).json().pagination.total).toBe(1);
     expect((await api.get(await sessionWithRole(t.app, tenant, 'viewer'), '/api/v1/agents')).statusCode).toBe(200);
-    expectError(await api.get(null, '/api/v1/agents'), 401, 'unauthorized');
-    expectError(await api.get(tenant.runtimeKey, '/api/v1/agents'), 403, 'forbidden');
+    expectErrorBody(await api.get(null, '/api/v1/agents'), 401, UNAUTHENTICATED);
+    expectErrorBody(await api.get(tenant.runtimeKey, '/api/v1/agents'), 403, FORBIDDEN);
   });
 });
 
@@ -318,16 +368,20 @@ describe('GET /api/v1/agents/:id', () => {
     const tenant = await signupTenant(t.app);
     const other = await signupTenant(t.app);
     const foreign = await createAgent(t.app, other.admin);
-    for (const id of [foreign.id, randomUUID(), 'not-a-uuid']) {
-      expectError(await api.get(tenant.admin, `/api/v1/agents/${id}`), 404, 'not_found');
+    for (const [id, body] of [
+      [foreign.id, notFound('Agent')],
+      [randomUUID(), notFound('Agent')],
+      ['not-a-uuid', MALFORMED_ID],
+    ] as const) {
+      expectErrorBody(await api.get(tenant.admin, `/api/v1/agents/${id}`), 404, body);
     }
   });
 
   it('requires agents:read', async () => {
     const tenant = await signupTenant(t.app);
     const agent = await createAgent(t.app, tenant.admin);
-    expectError(await api.get(null, `/api/v1/agents/${agent.id}`), 401, 'unauthorized');
-    expectError(await api.get(tenant.runtimeKey, `/api/v1/agents/${agent.id}`), 403, 'forbidden');
+    expectErrorBody(await api.get(null, `/api/v1/agents/${agent.id}`), 401, UNAUTHENTICATED);
+    expectErrorBody(await api.get(tenant.runtimeKey, `/api/v1/agents/${agent.id}`), 403, FORBIDDEN);
     expect((await api.get(await sessionWithRole(t.app, tenant, 'viewer'), `/api/v1/agents/${agent.id}`)).statusCode).toBe(200);
   });
 });

@@ -1,20 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectErrorBody, expectInvalidBody, expectValidationError } from './assertions.js';
-import { type Client, client } from './client.js';
-import { createTestApp, keyWithScopes, request, signupTenant, TestClock, type TestApp } from './harness.js';
+import { client } from './client.js';
+import { useTestApp, keyWithScopes, request, signupTenant, TestClock } from './harness.js';
 
 const INVALID_KEY = { error: 'unauthorized', message: 'Invalid, expired or revoked API key' };
 const KEY_NOT_FOUND = { error: 'not_found', message: 'API key not found' };
 
-let t: TestApp;
-let api: Client;
 const clock = new TestClock();
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
+const api = client(t);
 
 const me = (apiKey: string) => api.get({ apiKey }, '/api/v1/auth/me');
 

@@ -1,23 +1,23 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { outbox } from '@agov/db';
+import { FAST_DISPATCH_ENV, FAST_RETRY_DELAYS_MS } from '../../../test/processes.js';
 import { eventually } from '../../../test/receiver.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../../../test/smtp-receiver.js';
 import { expectErrorBody, expectInvalidBody, expectValidationError } from './assertions.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { action } from './fixtures.js';
 import {
   type Credential,
-  createTestApp,
   keyWithScopes,
   DISPATCH_DATABASES,
-  ownDatabase,
   request,
   sessionWithRole,
   signupTenant,
   type Tenant,
   type TestApp,
   uniqueEmail,
+  useTestApp,
 } from './harness.js';
 import { approvalMailsTo, confirmAddresses, waitForApprovalMails } from './reviewers.js';
 import { APPROVAL_RATIONALE, approvalRequired, evaluation } from './scenarios.js';
@@ -40,13 +40,8 @@ const putSettings = (t: TestApp, credential: Credential, body: unknown) =>
   request(t.app, credential, { method: 'PUT', url: SETTINGS, payload: body as object });
 
 describe('notification settings', () => {
-  let t: TestApp;
-  let api: Client;
-  beforeAll(async () => {
-    t = await createTestApp();
-    api = client(t.app);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
+  const api = client(t);
 
   const settingsOf = async (tenant: Tenant) => {
     const response = await api.get(tenant.admin, SETTINGS);
@@ -163,35 +158,29 @@ describe('notification settings', () => {
  * to a real local SMTP server that scripts its answers per recipient, so each test speaks only
  * for its own tenant's reviewers. The sender logs in with a password that must never be logged.
  */
-const RETRY_DELAYS_MS = [150, 150, 150, 150];
 const PUBLIC_URL = 'https://governance.example.com';
 const SMTP_PASSWORD = 'smtp-password-never-logged';
 
 describe.each(Object.entries(DISPATCH_DATABASES))('approval e-mails on %s', (_name, database) => {
   let smtp: SmtpReceiver;
-  let t: TestApp;
-  let api: Client;
   beforeAll(async () => {
     smtp = await startSmtpReceiver();
-    t = await createTestApp({
-      jobs: true,
-      env: {
-        ...(await database()),
-        SMTP_URL: smtp.url.replace('smtp://', `smtp://mailer:${SMTP_PASSWORD}@`),
-        SMTP_FROM: 'Agent Governance <governance@example.test>',
-        PUBLIC_URL,
-        WEBHOOK_RETRY_DELAYS_MS: RETRY_DELAYS_MS.join(','),
-        OUTBOX_POLL_MS: '50',
-        OUTBOX_LEASE_MS: '5000',
-      },
-    });
-    api = client(t.app);
   });
-  afterAll(async () => {
-    smtp.release('accept');
-    await t.close();
-    await smtp.close();
-  });
+  afterAll(() => smtp.close());
+  const t = useTestApp(async () => ({
+    jobs: true,
+    env: {
+      ...(await database()),
+      ...FAST_DISPATCH_ENV,
+      SMTP_URL: smtp.url.replace('smtp://', `smtp://mailer:${SMTP_PASSWORD}@`),
+      SMTP_FROM: 'Agent Governance <governance@example.test>',
+      PUBLIC_URL,
+      OUTBOX_LEASE_MS: '5000',
+    },
+  }));
+  // Before the app closes: a message it still waits on is answered.
+  afterAll(() => smtp.release('accept'));
+  const api = client(t);
 
   /** A tenant whose agent needs approval for the fixture action, with these notification settings and its reviewers confirmed. */
   async function tenantWithReviewers(emailEnabled: boolean, reviewers: string[]) {
@@ -315,7 +304,7 @@ describe.each(Object.entries(DISPATCH_DATABASES))('approval e-mails on %s', (_na
     smtp.answer(reviewer, [451]);
     const approvalId = await requestApproval();
 
-    await waitForApprovalMails(smtp, reviewer, RETRY_DELAYS_MS.length + 1);
+    await waitForApprovalMails(smtp, reviewer, FAST_RETRY_DELAYS_MS.length + 1);
     await emailsSettled(t, tenant.tenantId);
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(approvalMailsTo(smtp, reviewer).map((mail) => mail.answer)).toEqual([451, 451, 451, 451, 451]);
@@ -359,11 +348,7 @@ describe.each(Object.entries(DISPATCH_DATABASES))('approval e-mails on %s', (_na
 });
 
 describe('approval e-mails without SMTP_URL', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ jobs: true, env: { DATABASE_URL: await ownDatabase(), OUTBOX_POLL_MS: '50' } });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ ownDatabase: true, jobs: true, env: FAST_DISPATCH_ENV });
 
   it('sends nothing and says once that e-mail is not configured', async () => {
     const { tenant, agent } = await approvalRequired(t.app);

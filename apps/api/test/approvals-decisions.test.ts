@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError, fieldsOf, ISO_TIME } from './assertions.js';
-import { type Client, client } from './client.js';
+import { describe, expect, it } from 'vitest';
+import { expectErrorBody, expectInvalidBody, FORBIDDEN, ISO_TIME, UNAUTHENTICATED } from './assertions.js';
+import { client } from './client.js';
 import { ALL_TIME, AUDIT_COLUMNS, parseCsv } from './export-format.js';
-import { createTestApp, keyWithScopes, sessionWithRole, type Tenant, type TestApp } from './harness.js';
+import { useTestApp, keyWithScopes, sessionWithRole, type Tenant } from './harness.js';
 import {
   APPROVAL_REQUESTED_EVENTS,
   approvalEffectsOf,
@@ -16,13 +16,8 @@ import {
   verification,
 } from './scenarios.js';
 
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp();
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const api = client(t);
 
 /** What each verdict does, per the spec's state tables. */
 const OUTCOMES = {
@@ -124,8 +119,12 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
     const before = await approvalSnapshot(t, tenant, pending);
     for (const verdict of ['approve', 'deny'] as const) {
       const response = await decide(t.app, tenant.admin, pending.id, verdict, { approver_name: 'Someone Else', decision_note: 'too late' });
-      expectError(response, 409, 'conflict');
-      expect(response.json().details).toEqual({ status: 'approved' });
+      expectErrorBody(response, 409, {
+        error: 'conflict',
+        message: 'approval request is approved, not pending',
+        details: { status: 'approved' },
+        trace_id: pending.trace_id,
+      });
     }
     expect(await approvalSnapshot(t, tenant, pending)).toEqual(before);
     expect((await api.get(tenant.runtimeKey, `/api/v1/approvals/${pending.id}/status`)).json()).toEqual({
@@ -138,22 +137,33 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
   });
 
   it.each([
-    ['no body', undefined, []],
-    ['approver_name missing', { decision_note: 'ok' }, ['approver_name']],
-    ['approver_name empty', { approver_name: '' }, ['approver_name']],
-    ['approver_name not a string', { approver_name: 42 }, ['approver_name']],
-    ['approver_name over 200 characters', { approver_name: 'a'.repeat(201) }, ['approver_name']],
-    ['decision_note not a string', { approver_name: 'Ada', decision_note: 7 }, ['decision_note']],
-    ['decision_note over 2000 characters', { approver_name: 'Ada', decision_note: 'n'.repeat(2001) }, ['decision_note']],
-    ['an unknown field', { approver_name: 'Ada', status: 'approved' }, ['status']],
-    ['a NUL character in approver_name', { approver_name: 'Ada\u0000' }, []],
-  ])('rejects %s with 400 and leaves the request pending', async (_label, payload, fields) => {
+    ['no body', undefined, [['(body)', 'must be object']]],
+    ['approver_name missing', { decision_note: 'ok' }, [['approver_name', 'is required']]],
+    ['approver_name empty', { approver_name: '' }, [['approver_name', 'must NOT have fewer than 1 characters']]],
+    ['approver_name not a string', { approver_name: 42 }, [['approver_name', 'must be string']]],
+    [
+      'approver_name over 200 characters',
+      { approver_name: 'a'.repeat(201) },
+      [['approver_name', 'must NOT have more than 200 characters']],
+    ],
+    ['decision_note not a string', { approver_name: 'Ada', decision_note: 7 }, [['decision_note', 'must be string']]],
+    [
+      'decision_note over 2000 characters',
+      { approver_name: 'Ada', decision_note: 'n'.repeat(2001) },
+      [['decision_note', 'must NOT have more than 2000 characters']],
+    ],
+    ['an unknown field', { approver_name: 'Ada', status: 'approved' }, [['status', 'is not allowed']]],
+    [
+      'a NUL character in approver_name',
+      { approver_name: 'Ada\u0000' },
+      [['approver_name', 'must not contain the NUL character (\\u0000)']],
+    ],
+  ] as const)('rejects %s with 400 and leaves the request pending', async (_label, payload, problems) => {
     const { tenant, agent } = await approvalRequired(t.app);
     const pending = await requestApproval(t.app, tenant, agent.id);
     for (const verdict of ['approve', 'deny'] as const) {
       const response = await decide(t.app, tenant.admin, pending.id, verdict, payload);
-      expectError(response, 400, 'validation_error');
-      if (fields.length > 0) expect(fieldsOf(response)).toEqual(fields);
+      expectInvalidBody(response, problems);
     }
     expect((await api.get(tenant.runtimeKey, `/api/v1/approvals/${pending.id}/status`)).json().status).toBe('pending');
   });
@@ -164,11 +174,11 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
     const before = await approvalSnapshot(t, tenant, pending);
     const viewer = await sessionWithRole(t.app, tenant, 'viewer');
     const readKey = { apiKey: (await keyWithScopes(t.app, tenant, ['approvals:read'])).apiKey };
-    expectError(await decide(t.app, viewer, pending.id, 'approve', { approver_name: 'Vic Viewer' }), 403, 'forbidden');
-    expectError(await decide(t.app, readKey, pending.id, 'deny', { approver_name: 'Reader' }), 403, 'forbidden');
-    expectError(await decide(t.app, tenant.runtimeKey, pending.id, 'approve', { approver_name: 'Runtime' }), 403, 'forbidden');
-    expectError(await decide(t.app, null, pending.id, 'approve', { approver_name: 'Nobody' }), 401, 'unauthorized');
-    expectError(await api.get(null, '/api/v1/approvals'), 401, 'unauthorized');
+    expectErrorBody(await decide(t.app, viewer, pending.id, 'approve', { approver_name: 'Vic Viewer' }), 403, FORBIDDEN);
+    expectErrorBody(await decide(t.app, readKey, pending.id, 'deny', { approver_name: 'Reader' }), 403, FORBIDDEN);
+    expectErrorBody(await decide(t.app, tenant.runtimeKey, pending.id, 'approve', { approver_name: 'Runtime' }), 403, FORBIDDEN);
+    expectErrorBody(await decide(t.app, null, pending.id, 'approve', { approver_name: 'Nobody' }), 401, UNAUTHENTICATED);
+    expectErrorBody(await api.get(null, '/api/v1/approvals'), 401, UNAUTHENTICATED);
     for (const url of [
       '/api/v1/approvals',
       '/api/v1/approvals/count',

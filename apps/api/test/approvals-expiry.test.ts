@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expireApproval, expireDueApprovals } from '@agov/domain';
-import { expectError, ISO_TIME } from './assertions.js';
-import { type Client, client } from './client.js';
-import { createTestApp, ownDatabase, TestClock, type Tenant, type TestApp } from './harness.js';
+import { expectErrorBody, ISO_TIME } from './assertions.js';
+import { client } from './client.js';
+import { useTestApp, TestClock, type Tenant } from './harness.js';
 import {
   APPROVAL_REQUESTED_EVENTS,
   type Approval,
@@ -19,13 +19,8 @@ import {
 // One app whose clock the tests move past expires_at; every test makes its own tenant. The
 // sweep expires whatever is due in the whole database, so these tests have one of their own.
 const clock = new TestClock();
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp({ clock, env: { DATABASE_URL: await ownDatabase() } });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ ownDatabase: true, clock });
+const api = client(t);
 
 /** The end state of an expired request, however it expired (sweep or refused late decision). */
 async function expectExpired(tenant: Tenant, pending: Approval) {
@@ -100,18 +95,22 @@ describe('expiry', () => {
     const pending = await requestApproval(t.app, tenant, agent.id);
     clock.advance(2_000);
     const response = await decide(t.app, tenant.admin, pending.id, 'approve', { approver_name: 'Ada Admin' });
-    expectError(response, 409, 'conflict');
-    expect(response.json()).toMatchObject({
+    expectErrorBody(response, 409, {
+      error: 'conflict',
       message: 'approval request has expired',
-      details: { status: 'expired' },
+      details: { status: 'expired', expires_at: pending.expires_at },
       trace_id: pending.trace_id,
     });
     await expectExpired(tenant, pending);
 
     const before = await approvalSnapshot(t, tenant, pending);
     const again = await decide(t.app, tenant.admin, pending.id, 'deny', { approver_name: 'Ada Admin' });
-    expectError(again, 409, 'conflict');
-    expect(again.json().details).toMatchObject({ status: 'expired' });
+    expectErrorBody(again, 409, {
+      error: 'conflict',
+      message: 'approval request is expired, not pending',
+      details: { status: 'expired' },
+      trace_id: pending.trace_id,
+    });
     expect(await expireApproval(t.runtime.deps, tenant.tenantId, pending.id)).toBe(false);
     expect(await approvalSnapshot(t, tenant, pending)).toEqual(before);
     await expectExpired(tenant, pending);

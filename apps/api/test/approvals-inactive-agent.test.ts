@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, client } from './client.js';
-import { createTestApp, type Tenant, type TestApp } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { client } from './client.js';
+import { useTestApp, type Tenant } from './harness.js';
 import { type Approval, approvalRequired, approvalSnapshot, decide, requestApproval, traceOf } from './scenarios.js';
 
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp();
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const api = client(t);
 
 const moveAgent = async (tenant: Tenant, agentId: string, action: 'suspend' | 'revoke' | 'reactivate') => {
   const response = await api.post(tenant.admin, `/api/v1/agents/${agentId}/${action}`);

@@ -1,20 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError, ISO_TIME } from './assertions.js';
-import { type Client, client } from './client.js';
+import { describe, expect, it } from 'vitest';
+import { expectErrorBody, expectInvalidQuery, ISO_TIME, MALFORMED_ID, notFound } from './assertions.js';
+import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, sessionWithRole, signupTenant, TestClock, type Tenant, type TestApp } from './harness.js';
+import { useTestApp, sessionWithRole, signupTenant, TestClock, type Tenant } from './harness.js';
 import { APPROVAL_RATIONALE, type Approval, approvalRequired, decide, evaluate, requestApproval } from './scenarios.js';
 
 // One app whose clock the list test moves forward; every test makes its own tenant.
 const clock = new TestClock();
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
+const api = client(t);
 
 const ids = (response: { json(): { data: { id: string }[] } }) => response.json().data.map((item) => item.id);
 
@@ -110,14 +105,22 @@ describe('GET /api/v1/approvals and /count', () => {
     expect(ids(await api.get(other.tenant.runtimeKey, '/api/v1/approvals'))).toEqual([foreign.id]);
   });
 
-  it.each(['status=open', 'limit=101', 'limit=0', 'offset=-1', 'agent_id=agent-1'])('rejects ?%s with 400', async (query) => {
+  it.each([
+    ['status=open', 'must be equal to one of the allowed values'],
+    ['limit=101', 'must be <= 100'],
+    ['limit=0', 'must be >= 1'],
+    ['offset=-1', 'must be >= 0'],
+    ['agent_id=agent-1', 'must match format "uuid"'],
+  ])('rejects ?%s with 400', async (query, problem) => {
     const tenant = await signupTenant(t.app);
-    expectError(await api.get(tenant.runtimeKey, `/api/v1/approvals?${query}`), 400, 'validation_error');
+    expectInvalidQuery(await api.get(tenant.runtimeKey, `/api/v1/approvals?${query}`), [[query.split('=')[0]!, problem]]);
   });
 
   it('rejects an unknown status on count with 400', async () => {
     const tenant = await signupTenant(t.app);
-    expectError(await api.get(tenant.runtimeKey, '/api/v1/approvals/count?status=open'), 400, 'validation_error');
+    expectInvalidQuery(await api.get(tenant.runtimeKey, '/api/v1/approvals/count?status=open'), [
+      ['status', 'must be equal to one of the allowed values'],
+    ]);
   });
 });
 
@@ -195,11 +198,14 @@ describe('GET /api/v1/approvals/:id and /status', () => {
     const { tenant, agent } = await approvalRequired(t.app);
     const foreign = await requestApproval(t.app, tenant, agent.id);
     const other = await signupTenant(t.app);
-    for (const id of [randomUUID(), foreign.id, 'not-a-uuid']) {
-      for (const suffix of ['', '/status'])
-        expectError(await api.get(other.runtimeKey, `/api/v1/approvals/${id}${suffix}`), 404, 'not_found');
+    for (const [id, body] of [
+      [randomUUID(), notFound('Approval request')],
+      [foreign.id, notFound('Approval request')],
+      ['not-a-uuid', MALFORMED_ID],
+    ] as const) {
+      for (const suffix of ['', '/status']) expectErrorBody(await api.get(other.runtimeKey, `/api/v1/approvals/${id}${suffix}`), 404, body);
       for (const verdict of ['approve', 'deny'] as const)
-        expectError(await decide(t.app, other.admin, id, verdict, { approver_name: 'Mallory' }), 404, 'not_found');
+        expectErrorBody(await decide(t.app, other.admin, id, verdict, { approver_name: 'Mallory' }), 404, body);
     }
     // Nothing the other tenant did touched the request.
     expect((await api.get(tenant.runtimeKey, `/api/v1/approvals/${foreign.id}/status`)).json().status).toBe('pending');

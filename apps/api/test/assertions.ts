@@ -13,15 +13,6 @@ export const newestFirst = (a: { created_at?: unknown; id: string }, b: { create
           ? 1
           : 0;
 
-/** The fields a validation error names. */
-export const fieldsOf = (response: { json(): { details: { fields: { field: string }[] } } }) =>
-  response.json().details.fields.map((f) => f.field);
-
-export function expectError(response: { statusCode: number; json(): unknown }, status: number, error: string) {
-  expect(response.statusCode).toBe(status);
-  expect(response.json()).toMatchObject({ error, status, message: expect.any(String), request_id: expect.any(String) });
-}
-
 /** Puts a stale entry in the decision-input cache, to show a change evicts it. */
 export function cacheEntryFor(t: TestApp, agentId: string) {
   const cache = t.runtime.deps.caches.decisionInputs;
@@ -50,6 +41,35 @@ export function expectErrorBody(
   expect(response.json()).toEqual({ ...body, status, request_id: expect.any(String) });
 }
 
+/** The 401 of a request without credentials. */
+export const UNAUTHENTICATED = {
+  error: 'unauthorized',
+  message: 'Authentication required: send Authorization: Bearer <API key> or sign in',
+} as const;
+
+/** The 403 of a credential that lacks the scope or role a route needs. */
+export const FORBIDDEN = { error: 'forbidden', message: 'This credential may not perform this action' } as const;
+
+/** The 404 of an id, well formed, that names no `resource` of the caller's tenant (another tenant's included). */
+export const notFound = (resource: string) => ({ error: 'not_found', message: `${resource} not found` });
+
+/** The 404 of a path id that is not a UUID: no resource could have it. */
+export const MALFORMED_ID = { error: 'not_found', message: 'Resource not found' } as const;
+
+/** An error body as `expectErrorBody` compares it; it adds `status` and an open `request_id`. */
+export type ErrorBody = Parameters<typeof expectErrorBody>[2];
+
+/** The schema's words for a value outside an enumeration. */
+export const ONE_OF = 'must be equal to one of the allowed values';
+
+/** The schema's problems with a nullable field whose value fails its non-null form with `problem`. */
+export const nullableFailure = (field: string, problem: string) =>
+  [
+    [field, problem],
+    [field, 'must be null'],
+    [field, 'must match a schema in anyOf'],
+  ] as const;
+
 /** A 400 `validation_error` body naming each field with its problem. */
 export function expectValidationError(
   response: { statusCode: number; body: string; json(): unknown },
@@ -59,6 +79,22 @@ export function expectValidationError(
   expectErrorBody(response, 400, { error: 'validation_error', message, details: { fields } });
 }
 
+/** The body of the 400 a schema failure of `part` answers: each `[field, problem]`, and the message listing them. */
+function schemaFailure(part: 'body' | 'querystring', problems: readonly (readonly [string, string])[]) {
+  const fields = problems.map(([field, message]) => ({ field, message }));
+  return {
+    error: 'validation_error',
+    message: `Invalid ${part}: ${fields.map((f) => `${f.field} ${f.message}`).join('; ')}`,
+    details: { fields },
+  };
+}
+
+/** The body of the 400 a schema failure of the request body answers, as the error handler writes it. */
+export const invalidBody = (problems: readonly (readonly [string, string])[]) => schemaFailure('body', problems);
+
+/** The body of the 400 a schema failure of the query string answers. */
+export const invalidQuery = (problems: readonly (readonly [string, string])[]) => schemaFailure('querystring', problems);
+
 /**
  * The 400 a schema failure of the request body answers: each `[field, problem]` in `details.fields`,
  * and the message that lists them, as the error handler writes it.
@@ -67,6 +103,13 @@ export function expectInvalidBody(
   response: { statusCode: number; body: string; json(): unknown },
   problems: readonly (readonly [string, string])[],
 ) {
-  const fields = problems.map(([field, message]) => ({ field, message }));
-  expectValidationError(response, `Invalid body: ${fields.map((f) => `${f.field} ${f.message}`).join('; ')}`, fields);
+  expectErrorBody(response, 400, invalidBody(problems));
+}
+
+/** The 400 a schema failure of the query string answers, as `expectInvalidBody` for the body. */
+export function expectInvalidQuery(
+  response: { statusCode: number; body: string; json(): unknown },
+  problems: readonly (readonly [string, string])[],
+) {
+  expectErrorBody(response, 400, invalidQuery(problems));
 }

@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectErrorBody, expectInvalidBody } from './assertions.js';
-import { type Client, client } from './client.js';
-import { createTestApp, PASSWORD, sessionCookie, signupTenant, uniqueEmail, type TestApp } from './harness.js';
+import { client } from './client.js';
+import { useTestApp, PASSWORD, sessionCookie, signupTenant, uniqueEmail } from './harness.js';
 
 const SIGNED_OUT = { error: 'unauthorized', message: 'Session expired or signed out' };
 
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp();
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const api = client(t);
 
 const signup = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/api/v1/auth/signup', payload });
 

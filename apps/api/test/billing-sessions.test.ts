@@ -1,34 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeStripe, signedDelivery, startFakeStripe, stripeEvent } from '../../../test/stripe-api.js';
 import { expectErrorBody, expectInvalidBody, ISO_TIME } from './assertions.js';
-import { type Client, client } from './client.js';
-import { createTestApp, keyWithScopes, sessionWithRole, signupTenant, type Tenant, type TestApp } from './harness.js';
+import { client } from './client.js';
+import { keyWithScopes, sessionWithRole, signupTenant, type Tenant, useTestApp } from './harness.js';
 
 const PUBLIC_URL = 'https://governance.example.com';
 const WEBHOOK_SECRET = 'whsec_test_sessions';
 const SECRET_KEY = 'sk_test_sessions_0123456789';
 
 let stripe: FakeStripe;
-let t: TestApp;
-let api: Client;
 beforeAll(async () => {
   stripe = await startFakeStripe();
-  t = await createTestApp({
-    env: {
-      PUBLIC_URL,
-      STRIPE_SECRET_KEY: SECRET_KEY,
-      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      STRIPE_PRICE_STARTER: 'price_starter_monthly',
-      STRIPE_PRICE_BUSINESS: 'price_business_monthly',
-      STRIPE_API_URL: stripe.url,
-    },
-  });
-  api = client(t.app);
 });
-afterAll(async () => {
-  await t.close();
-  await stripe.close();
-});
+afterAll(() => stripe.close());
+const t = useTestApp(() => ({
+  env: {
+    PUBLIC_URL,
+    STRIPE_SECRET_KEY: SECRET_KEY,
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_PRICE_STARTER: 'price_starter_monthly',
+    STRIPE_PRICE_BUSINESS: 'price_business_monthly',
+    STRIPE_API_URL: stripe.url,
+  },
+}));
+const api = client(t);
 
 const lastCall = () => stripe.calls.at(-1)!;
 
@@ -233,22 +228,14 @@ describe('access', () => {
 });
 
 describe('without Stripe configured', () => {
-  let bare: TestApp;
-  let starterOnly: TestApp;
-  beforeAll(async () => {
-    bare = await createTestApp();
-    starterOnly = await createTestApp({
-      env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_PRICE_STARTER: 'price_starter_monthly', STRIPE_API_URL: stripe.url },
-    });
-  });
-  afterAll(async () => {
-    await bare.close();
-    await starterOnly.close();
-  });
+  const bare = useTestApp();
+  const starterOnly = useTestApp(() => ({
+    env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_PRICE_STARTER: 'price_starter_monthly', STRIPE_API_URL: stripe.url },
+  }));
 
   it('answers 501 billing_not_configured to checkout and portal, while status still shows the free plan', async () => {
     const tenant = await signupTenant(bare.app);
-    const bareApi = client(bare.app);
+    const bareApi = client(bare);
     const notConfigured = { error: 'billing_not_configured', message: 'Payment provider not configured' };
 
     expectErrorBody(await bareApi.post(tenant.admin, '/api/v1/billing/checkout', { plan: 'starter' }), 501, notConfigured);
@@ -269,7 +256,7 @@ describe('without Stripe configured', () => {
   it('answers 501 to a checkout for a plan whose price is not configured', async () => {
     const tenant = await signupTenant(starterOnly.app);
     const calls = stripe.calls.length;
-    expectErrorBody(await client(starterOnly.app).post(tenant.admin, '/api/v1/billing/checkout', { plan: 'business' }), 501, {
+    expectErrorBody(await client(starterOnly).post(tenant.admin, '/api/v1/billing/checkout', { plan: 'business' }), 501, {
       error: 'billing_not_configured',
       message: 'The business plan has no price configured',
     });

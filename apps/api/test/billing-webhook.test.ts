@@ -1,34 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { billingEvents, subscriptions } from '@agov/db';
 import { signedDelivery, stripeEvent } from '../../../test/stripe-api.js';
 import { expectErrorBody } from './assertions.js';
-import { client, type Client } from './client.js';
-import { createTestApp, signupTenant, TestClock, type Tenant, type TestApp } from './harness.js';
+import { client } from './client.js';
+import { signupTenant, TestClock, type Tenant, useTestApp } from './harness.js';
 
 const WEBHOOK_SECRET = 'whsec_test_webhook';
 const PRICES = { starter: 'price_starter_monthly', business: 'price_business_monthly' };
 
 const clock = new TestClock();
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  // No STRIPE_SECRET_KEY: the webhook needs only its signing secret. Tenants' limits are their plans'.
-  t = await createTestApp({
-    clock,
-    env: {
-      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      STRIPE_PRICE_STARTER: PRICES.starter,
-      STRIPE_PRICE_BUSINESS: PRICES.business,
-      RATE_LIMIT_EVALUATE: '',
-      RATE_LIMIT_READ: '',
-      RATE_LIMIT_WRITE: '',
-    },
-  });
-  api = client(t.app);
+// No STRIPE_SECRET_KEY: the webhook needs only its signing secret. Tenants' limits are their plans'.
+const t = useTestApp({
+  clock,
+  env: {
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_PRICE_STARTER: PRICES.starter,
+    STRIPE_PRICE_BUSINESS: PRICES.business,
+    RATE_LIMIT_EVALUATE: '',
+    RATE_LIMIT_READ: '',
+    RATE_LIMIT_WRITE: '',
+  },
 });
-afterAll(() => t.close());
+const api = client(t);
 
 type StripeEvent = ReturnType<typeof stripeEvent>;
 

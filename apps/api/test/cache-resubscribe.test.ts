@@ -1,21 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cacheEntryFor } from './assertions.js';
-import { commitInvalidation, createTestApp, ownDatabase, type TestApp } from './harness.js';
+import { commitInvalidation, useTestApp } from './harness.js';
 
 // A database of its own: terminating the LISTEN backend must not reach other files' apps.
-let t: TestApp;
-let databaseUrl: string;
-beforeAll(async () => {
-  databaseUrl = await ownDatabase();
-  t = await createTestApp({ env: { DATABASE_URL: databaseUrl } });
-});
-afterAll(() => t.close());
+const t = useTestApp({ ownDatabase: true });
 
 /** Kills the app's LISTEN connection from outside, as a database restart or failover would; answers how many died. */
 async function terminateListener(): Promise<number> {
-  const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  const admin = postgres(t.runtime.config.databaseUrl!, { max: 1, onnotice: () => {} });
   try {
     const killed = await admin`
       select pg_terminate_backend(pid) from pg_stat_activity

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { signedInteraction } from '../../../test/slack-api.js';
-import { createTestApp, ownDatabase, request, signupTenant, TestClock, type TestApp } from './harness.js';
+import { request, signupTenant, TestClock, type TestApp, useTestApp } from './harness.js';
 import { expectLimitHeaders, expectRateLimited, stopInWindow, WINDOW_MS } from './rate-limit-support.js';
 
 /*
@@ -53,17 +53,11 @@ function forgedPress(padding = 60_000) {
 }
 
 describe('a forged callback', () => {
-  let one: TestApp;
-  let many: TestApp;
+  const one = useTestApp({ ownDatabase: true });
+  const many = useTestApp({ ownDatabase: true });
   beforeAll(async () => {
-    one = await createTestApp({ env: { DATABASE_URL: await ownDatabase() } });
-    many = await createTestApp({ env: { DATABASE_URL: await ownDatabase() } });
     await botIntegrations(one, 0);
     await botIntegrations(many, 499);
-  });
-  afterAll(async () => {
-    await one?.close();
-    await many?.close();
   });
 
   /** Process CPU time (µs) of 200 forged presses, each refused. */
@@ -95,12 +89,8 @@ describe('a forged callback', () => {
 
 describe("the callback's own allowance per client address", () => {
   const clock = new TestClock();
-  let t: TestApp;
-  beforeAll(async () => {
-    // The default figure, and a small unauthenticated allowance to show the two are apart.
-    t = await createTestApp({ clock, env: { RATE_LIMIT_CHAT_CALLBACK: '', RATE_LIMIT_UNAUTHENTICATED: '3' } });
-  });
-  afterAll(() => t?.close());
+  // The default figure, and a small unauthenticated allowance to show the two are apart.
+  const t = useTestApp({ clock, env: { RATE_LIMIT_CHAT_CALLBACK: '', RATE_LIMIT_UNAUTHENTICATED: '3' } });
 
   const PER_ADDRESS = 600;
   const forged = forgedPress(0);

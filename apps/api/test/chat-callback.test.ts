@@ -3,20 +3,11 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { chatMessages } from '@agov/db';
 import { eventually } from '../../../test/receiver.js';
+import { FAST_DISPATCH_ENV } from '../../../test/processes.js';
 import { blockActions, type FakeSlack, signedInteraction, slackHeaders, startFakeSlack } from '../../../test/slack-api.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import {
-  createTestApp,
-  ownDatabase,
-  PASSWORD,
-  request,
-  sessionCookie,
-  signupTenant,
-  TestClock,
-  uniqueEmail,
-  type TestApp,
-} from './harness.js';
+import { PASSWORD, request, sessionCookie, signupTenant, TestClock, uniqueEmail, useTestApp } from './harness.js';
 import { eventTypes, evaluation, traceOf } from './scenarios.js';
 
 /*
@@ -27,28 +18,13 @@ import { eventTypes, evaluation, traceOf } from './scenarios.js';
 const CALLBACK = '/api/v1/integrations/chat/callback';
 
 let slack: FakeSlack;
-let t: TestApp;
-let api: Client;
 const clock = new TestClock();
 beforeAll(async () => {
   slack = await startFakeSlack();
-  t = await createTestApp({
-    jobs: true,
-    clock,
-    env: {
-      DATABASE_URL: await ownDatabase(),
-      SLACK_API_URL: slack.apiUrl,
-      WEBHOOK_RETRY_DELAYS_MS: '100,100,100,100',
-      OUTBOX_POLL_MS: '50',
-      OUTBOX_LEASE_MS: '3000',
-    },
-  });
-  api = client(t.app);
 });
-afterAll(async () => {
-  await t.close();
-  await slack.close();
-});
+afterAll(() => slack.close());
+const t = useTestApp(() => ({ ownDatabase: true, jobs: true, clock, env: { ...FAST_DISPATCH_ENV, SLACK_API_URL: slack.apiUrl } }));
+const api = client(t);
 
 const slackId = (prefix: string) => `${prefix}${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`;
 
@@ -100,10 +76,10 @@ async function cardScenario(policy: Record<string, unknown> = {}, { awaitCard = 
     return !awaitCard || rows.length > 0;
   });
 
-  const press = (user: string, verdict: 'approve' | 'deny' | 'open' = 'approve') =>
+  const press = (user: string, verdict: 'approve' | 'deny' | 'open' = 'approve', username?: string) =>
     signedInteraction(
       secret,
-      blockActions({ teamId: team, userId: user, action: `approval.${verdict}`, approvalId }),
+      blockActions({ teamId: team, userId: user, ...(username ? { username } : {}), action: `approval.${verdict}`, approvalId }),
       Math.floor(clock.now().getTime() / 1000),
     );
   const status = async () => (await api.get(tenant.admin, `/api/v1/approvals/${approvalId}/status`)).json();
@@ -274,6 +250,41 @@ describe('the chat callback decides as the pressing reviewer', () => {
     expect((await send(press(reviewer.user, 'open'))).statusCode).toBe(200);
     expect((await status()).status).toBe('pending');
     expect(slack.callsTo('users.info')).toHaveLength(lookups);
+  });
+});
+
+/*
+ * Separation of duties (spec, chat callback step 6; CONTRACT, trust decisions) on the identity
+ * the service recorded for the agent's creator: the signed-in user, which a press is matched
+ * to by the e-mail Slack holds for the presser. Nothing else a press carries says who pressed:
+ * a Slack user id and username are the workspace's, and names are not unique.
+ */
+describe('separation of duties matches the presser to the creator by e-mail alone', () => {
+  const SELF_APPROVAL = "You cannot approve your own agent's requests.";
+
+  it('refuses the creator pressing from another Slack account with their e-mail, under another username', async () => {
+    const { creator, reviewer, press, status, tenant, traceId } = await cardScenario();
+    const before = await traceOf(t.app, tenant, traceId);
+    // A second Slack account of the creator's (another workspace user id), its e-mail in
+    // another case, pressing under the reviewer's username.
+    const second = slackId('U');
+    slack.addUser(second, creator.email);
+    expect((await send(press(second, 'approve', reviewer.user.toLowerCase()))).statusCode).toBe(200);
+
+    expect((await ephemeralFor(second)).args.text).toBe(SELF_APPROVAL);
+    expect(await status()).toMatchObject({ status: 'pending', decided_at: null, approver_name: null });
+    expect(await traceOf(t.app, tenant, traceId)).toEqual(before);
+  });
+
+  it("lets a reviewer named like the creator, pressing under the creator's username, approve as themself", async () => {
+    const { creator, member, press, status, tenant, traceId } = await cardScenario();
+    const namesake = await member('Carl Creator', 'reviewer');
+    expect(namesake.email).not.toBe(creator.email);
+    expect((await send(press(namesake.user, 'approve', creator.user.toLowerCase()))).statusCode).toBe(200);
+
+    expect(await status()).toMatchObject({ status: 'approved', approver_name: 'Carl Creator' });
+    const granted = (await traceOf(t.app, tenant, traceId)).events.find((event) => event.event_type === 'approval_granted');
+    expect(granted).toMatchObject({ actor_type: 'human_reviewer', actor_name: `Carl Creator <${namesake.email}>` });
   });
 });
 

@@ -3,10 +3,11 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatMessages, outbox } from '@agov/db';
 import { eventually } from '../../../test/receiver.js';
+import { FAST_DISPATCH_ENV } from '../../../test/processes.js';
 import { startFakeSlack, type FakeSlack, type SlackCall } from '../../../test/slack-api.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, DISPATCH_DATABASES, request, signupTenant, type Tenant, type TestApp } from './harness.js';
+import { DISPATCH_DATABASES, request, signupTenant, type Tenant, useTestApp } from './harness.js';
 import { evaluation } from './scenarios.js';
 
 /*
@@ -14,33 +15,25 @@ import { evaluation } from './scenarios.js';
  * at SLACK_API_URL. Retries shortened.
  */
 const PUBLIC_URL = 'https://governance.example.test';
-const RETRY_DELAYS_MS = [100, 100, 100, 100];
 
 describe.each(Object.entries(DISPATCH_DATABASES))('approval cards on %s', (_name, database) => {
   let slack: FakeSlack;
-  let t: TestApp;
-  let api: Client;
   beforeAll(async () => {
     slack = await startFakeSlack();
-    t = await createTestApp({
-      jobs: true,
-      env: {
-        NODE_ENV: 'development',
-        ...(await database()),
-        SLACK_API_URL: slack.apiUrl,
-        PUBLIC_URL,
-        WEBHOOK_RETRY_DELAYS_MS: RETRY_DELAYS_MS.join(','),
-        OUTBOX_POLL_MS: '50',
-        OUTBOX_LEASE_MS: '3000',
-        APPROVAL_EXPIRY_SWEEP_MS: '200',
-      },
-    });
-    api = client(t.app);
   });
-  afterAll(async () => {
-    await t.close();
-    await slack.close();
-  });
+  afterAll(() => slack.close());
+  const t = useTestApp(async () => ({
+    jobs: true,
+    env: {
+      NODE_ENV: 'development',
+      ...(await database()),
+      ...FAST_DISPATCH_ENV,
+      SLACK_API_URL: slack.apiUrl,
+      PUBLIC_URL,
+      APPROVAL_EXPIRY_SWEEP_MS: '200',
+    },
+  }));
+  const api = client(t);
 
   /** A tenant posting cards to a channel of its own, and an agent needing approval for `classification`. */
   async function botTenant(settings: Record<string, unknown> = {}, rationale = 'Repository writes need a human reviewer.') {

@@ -1,16 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../../test/slack-api.js';
-import { type Client, client } from './client.js';
-import {
-  type Credential,
-  createTestApp,
-  keyWithScopes,
-  request,
-  sessionWithRole,
-  signupTenant,
-  type Tenant,
-  type TestApp,
-} from './harness.js';
+import { client } from './client.js';
+import { type Credential, keyWithScopes, request, sessionWithRole, signupTenant, type Tenant, useTestApp } from './harness.js';
 
 /*
  * Chat settings and the Test action. Development mode, so the incoming webhook may be the
@@ -21,17 +12,12 @@ const BOT_TOKEN = 'xoxb-1111-2222-settingsTOKEN';
 const APP_SECRET = 'f0e1d2c3b4a5968778695a4b3c2d1e0f';
 
 let slack: FakeSlack;
-let t: TestApp;
-let api: Client;
 beforeAll(async () => {
   slack = await startFakeSlack();
-  t = await createTestApp({ env: { NODE_ENV: 'development', SLACK_API_URL: slack.apiUrl, PUBLIC_URL } });
-  api = client(t.app);
 });
-afterAll(async () => {
-  await t.close();
-  await slack.close();
-});
+afterAll(() => slack.close());
+const t = useTestApp(() => ({ env: { NODE_ENV: 'development', SLACK_API_URL: slack.apiUrl, PUBLIC_URL } }));
+const api = client(t);
 
 const bot = (overrides: Record<string, unknown> = {}) => ({
   mode: 'bot',

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, client } from './client.js';
+import { describe, expect, it } from 'vitest';
+import { client } from './client.js';
 import { action, createPolicy } from './fixtures.js';
-import { createTestApp, type TestApp } from './harness.js';
+import { useTestApp } from './harness.js';
 import { evaluation, tenantWithAgent, tenantWithPolicy, traceOf } from './scenarios.js';
 
 /**
@@ -9,13 +9,8 @@ import { evaluation, tenantWithAgent, tenantWithPolicy, traceOf } from './scenar
  * runs out of budget denies, naming its rule, and costs the process neither its memory nor
  * its other tenants' answers.
  */
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp();
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const api = client(t);
 
 /** Doubles an array at every step: 2^40 items unbounded; json-logic-js took 465 MB at 24. */
 const DOUBLING = { reduce: [Array.from({ length: 40 }, () => 1), { merge: [{ var: 'accumulator' }, { var: 'accumulator' }] }, [1]] };

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { outbox } from '@agov/db';
-import { expectError } from './assertions.js';
-import { type Client, client } from './client.js';
+import { expectErrorBody } from './assertions.js';
+import { client } from './client.js';
 import { action } from './fixtures.js';
-import { createTestApp, keyWithScopes, signupTenant, type Tenant, type TestApp } from './harness.js';
+import { keyWithScopes, signupTenant, type Tenant, useTestApp } from './harness.js';
 import { evaluate, tenantWithPolicy } from './scenarios.js';
 
 /**
@@ -17,20 +17,12 @@ import { evaluate, tenantWithPolicy } from './scenarios.js';
  * Each test asserts the first request, with no retry: a process that served a stale entry
  * even once fails it.
  */
-let a: TestApp;
-let b: TestApp;
-let writer: Client;
-let reader: Client;
-beforeAll(async () => {
-  a = await createTestApp();
-  b = await createTestApp();
-  writer = client(a.app);
-  reader = client(b.app);
-});
-afterAll(async () => {
-  await a.close();
-  await b.close();
-});
+const a = useTestApp();
+const b = useTestApp();
+const writer = client(a);
+const reader = client(b);
+
+const INVALID_KEY = { error: 'unauthorized', message: 'Invalid, expired or revoked API key' };
 
 const me = (apiKey: string) => reader.get({ apiKey }, '/api/v1/auth/me');
 
@@ -54,7 +46,7 @@ describe('API keys cached in another instance', () => {
 
     expect((await writer.delete(tenant.admin, `/api/v1/api-keys/${key.id}`)).statusCode).toBe(204);
 
-    expectError(await me(key.apiKey), 401, 'unauthorized');
+    expectErrorBody(await me(key.apiKey), 401, INVALID_KEY);
   });
 
   it(`a key rotated in one instance: the other refuses the old value on its next request and accepts the new one`, async () => {
@@ -65,7 +57,7 @@ describe('API keys cached in another instance', () => {
     const rotated = await writer.post(tenant.admin, `/api/v1/api-keys/${key.id}/rotate`);
     expect(rotated.statusCode).toBe(200);
 
-    expectError(await me(key.apiKey), 401, 'unauthorized');
+    expectErrorBody(await me(key.apiKey), 401, INVALID_KEY);
     const accepted = await me(rotated.json().data.key);
     expect(accepted.statusCode).toBe(200);
     expect(accepted.json().data.api_key.id).toBe(key.id);

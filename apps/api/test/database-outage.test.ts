@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import postgres from 'postgres';
 import { openDatabase } from '@agov/db';
 import { startCluster, type Cluster } from '../../../test/postgres-cluster.js';
-import { dropRedisPrefixes, startWorker, type Started } from '../../../test/processes.js';
+import { dropRedisPrefixes, FAST_DISPATCH_ENV, startWorker, type Started } from '../../../test/processes.js';
 import { eventually, startReceiver } from '../../../test/receiver.js';
 import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
@@ -43,9 +43,8 @@ const serviceEnv = (databaseUrl: string) => ({
   DATABASE_URL: databaseUrl,
   DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
   MIGRATE_ON_START: 'false',
-  OUTBOX_POLL_MS: '50',
+  ...FAST_DISPATCH_ENV,
   WEBHOOK_TIMEOUT_MS: '2000',
-  WEBHOOK_RETRY_DELAYS_MS: '200,200,200,200',
   // A worker that died mid-job (here: its database went away) leaves its effect leased this long.
   OUTBOX_LEASE_MS: '2000',
 });

@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { users } from '@agov/db';
-import { createTestApp, signupTenant, type TestApp, uniqueEmail } from './harness.js';
+import { useTestApp, signupTenant, uniqueEmail } from './harness.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({ env: { LOG_LEVEL: 'trace' } });
-});
-afterAll(() => t.close());
+const t = useTestApp({ env: { LOG_LEVEL: 'trace' } });
 
 /** Runs a write that must fail, and answers the error it failed with. */
 async function failure(write: () => Promise<unknown>): Promise<unknown> {

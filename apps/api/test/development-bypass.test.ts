@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '@agov/config';
-import { createTestApp, PASSWORD, type TestApp, uniqueEmail } from './harness.js';
+import { PASSWORD, uniqueEmail, useTestApp } from './harness.js';
 
 const bypass = { 'x-dev-bypass': 'true' };
 
 describe('X-Dev-Bypass in development', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ env: { NODE_ENV: 'development' } });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ env: { NODE_ENV: 'development' } });
 
   it('acts as an admin of the Development tenant, created on first use', async () => {
     const first = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bypass });
@@ -35,11 +31,7 @@ describe('X-Dev-Bypass in development', () => {
 });
 
 describe('X-Dev-Bypass in production', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ env: { NODE_ENV: 'production' } });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ env: { NODE_ENV: 'production' } });
 
   it('is ignored', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/api/v1/api-keys', headers: bypass });

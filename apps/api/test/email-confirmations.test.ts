@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { outbox } from '@agov/db';
+import { FAST_DISPATCH_ENV } from '../../../test/processes.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../../../test/smtp-receiver.js';
 import { expectErrorBody, expectInvalidBody } from './assertions.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { action } from './fixtures.js';
-import { createTestApp, ownDatabase, signupTenant, type Tenant, TestClock, type TestApp, uniqueEmail } from './harness.js';
+import { signupTenant, type Tenant, TestClock, uniqueEmail, useTestApp } from './harness.js';
 import {
   approvalMailsTo,
   CONFIRMATION_SUBJECT,
@@ -32,27 +33,17 @@ const DAY_MS = 24 * HOUR_MS;
 
 const clock = new TestClock();
 let smtp: SmtpReceiver;
-let t: TestApp;
-let api: Client;
 beforeAll(async () => {
   smtp = await startSmtpReceiver();
-  t = await createTestApp({
-    jobs: true,
-    clock,
-    env: {
-      DATABASE_URL: await ownDatabase(),
-      SMTP_URL: smtp.url,
-      SMTP_FROM: 'Agent Governance <governance@example.test>',
-      PUBLIC_URL,
-      OUTBOX_POLL_MS: '50',
-    },
-  });
-  api = client(t.app);
 });
-afterAll(async () => {
-  await t.close();
-  await smtp.close();
-});
+afterAll(() => smtp.close());
+const t = useTestApp(() => ({
+  ownDatabase: true,
+  jobs: true,
+  clock,
+  env: { ...FAST_DISPATCH_ENV, SMTP_URL: smtp.url, SMTP_FROM: 'Agent Governance <governance@example.test>', PUBLIC_URL },
+}));
+const api = client(t);
 
 /** Moves the clock by `ms` for the rest of the test. */
 function moveClock(ms: number) {

@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, client } from './client.js';
-import { createTestApp, request, signupTenant, type TestApp } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { client } from './client.js';
+import { useTestApp, request, signupTenant } from './harness.js';
 
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp();
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const api = client(t);
 
 describe('error bodies', () => {
   it('answers an unknown route with 404 in the spec shape, echoing the request id', async () => {

@@ -1,9 +1,9 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { approvalRequests, outbox, traceEvents, traces } from '@agov/db';
-import { expectError } from './assertions.js';
+import { expectErrorBody } from './assertions.js';
 import { action } from './fixtures.js';
-import { createTestApp, ownDatabase, type TestApp } from './harness.js';
+import { useTestApp } from './harness.js';
 import { evaluate, subscribeToAuditEvents, tenantWithPolicy } from './scenarios.js';
 
 /**
@@ -14,9 +14,8 @@ import { evaluate, subscribeToAuditEvents, tenantWithPolicy } from './scenarios.
 const POISONED = 'repo/poisoned';
 const CONCURRENT = 30;
 
-let t: TestApp;
+const t = useTestApp({ ownDatabase: true });
 beforeAll(async () => {
-  t = await createTestApp({ env: { DATABASE_URL: await ownDatabase() } });
   await t.runtime.database.db.execute(
     sql.raw(`
     create function refuse_poisoned() returns trigger language plpgsql as $$
@@ -27,7 +26,6 @@ beforeAll(async () => {
     create trigger refuse_poisoned before insert on traces for each row execute function refuse_poisoned();`),
   );
 });
-afterAll(() => t.close());
 
 describe('group commit', () => {
   it('answers an evaluation whose batch fails with an error, commits the others, and leaves nothing of it', async () => {
@@ -43,7 +41,7 @@ describe('group commit', () => {
     );
 
     const poisoned = responses[CONCURRENT / 2]!;
-    expectError(poisoned, 500, 'internal_error');
+    expectErrorBody(poisoned, 500, { error: 'internal_error', message: 'Internal server error' });
     const answered = responses.filter((response) => response !== poisoned);
     for (const response of answered) expect(response.json()).toMatchObject({ decision: 'approval_required' });
 

@@ -1,22 +1,17 @@
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { approvalRequests, outbox } from '@agov/db';
 import { WEBHOOK_EVENTS } from '@agov/domain';
 import { expectErrorBody, expectInvalidBody } from './assertions.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { action, createPolicy } from './fixtures.js';
-import { createTestApp, keyWithScopes, type Tenant, type TestApp } from './harness.js';
+import { useTestApp, keyWithScopes, type Tenant } from './harness.js';
 import { evaluate, eventTypes, tenantWithAgent, traceOf } from './scenarios.js';
 
 const AGENT_NOT_FOUND = { error: 'not_found', message: 'Agent not found' };
 
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp();
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const api = client(t);
 
 describe('POST /api/v1/evaluate decisions', () => {
   it('allow: returns the rule and rationale; the trace stays in progress', async () => {

@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError } from './assertions.js';
-import { type Client, client } from './client.js';
+import { describe, expect, it } from 'vitest';
+import { type ErrorBody, expectErrorBody, invalidQuery } from './assertions.js';
+import { client } from './client.js';
 import { ALL_TIME, AUDIT_COLUMNS, type AuditEvent, asCells, BAD_RANGES, compareKeys, exportAudit, parseCsv } from './export-format.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, signupTenant, TestClock, type TestApp } from './harness.js';
+import { useTestApp, signupTenant, TestClock } from './harness.js';
 import { decision, evaluation, succeeded, type Trace, traceOf } from './scenarios.js';
 
 const clock = new TestClock();
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
+const api = client(t);
 
 /** The audit rows of these traces' events, in export order: timestamp, trace id, chain position. */
 function expectedAuditRows(traces: Trace[]): AuditEvent[] {
@@ -92,11 +87,19 @@ describe('GET /api/v1/audit/export', () => {
     );
   });
 
-  it.each([...BAD_RANGES, ['format=xml', 'from=2026-01-01&to=2026-01-31&format=xml']])(
-    'answers 400 validation_error for %s',
-    async (_label, query) => {
-      const tenant = await signupTenant(t.app);
-      expectError(await api.get(tenant.admin, `/api/v1/audit/export${query ? `?${query}` : ''}`), 400, 'validation_error');
-    },
-  );
+  it.each<[string, string, ErrorBody]>([
+    [
+      'no query at all',
+      '',
+      invalidQuery([
+        ['from', 'is required'],
+        ['to', 'is required'],
+      ]),
+    ],
+    ...BAD_RANGES,
+    ['format=xml', 'from=2026-01-01&to=2026-01-31&format=xml', invalidQuery([['format', 'must be equal to one of the allowed values']])],
+  ])('answers 400 validation_error for %s', async (_label, query, body) => {
+    const tenant = await signupTenant(t.app);
+    expectErrorBody(await api.get(tenant.admin, `/api/v1/audit/export${query ? `?${query}` : ''}`), 400, body);
+  });
 });

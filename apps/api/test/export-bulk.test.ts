@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError } from './assertions.js';
-import { type Client, client } from './client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, FORBIDDEN, UNAUTHENTICATED } from './assertions.js';
+import { client } from './client.js';
 import {
   ALL_TIME,
   APPROVED_EVENTS,
@@ -16,17 +16,12 @@ import {
   TRACE_COLUMNS,
 } from './export-format.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, keyWithScopes, sessionWithRole, signupTenant, TestClock, type Tenant, type TestApp } from './harness.js';
+import { useTestApp, keyWithScopes, sessionWithRole, signupTenant, TestClock, type Tenant } from './harness.js';
 import { decision, evaluation, traceOf } from './scenarios.js';
 
 const clock = new TestClock();
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
+const api = client(t);
 
 /** Runs task(0 … count-1) at most `width` at a time; results in index order. */
 async function inBatches<T>(count: number, width: number, task: (index: number) => Promise<T>): Promise<T[]> {
@@ -125,22 +120,17 @@ describe('both bulk exports', () => {
         const response = await api.get(credential, url);
         expect(response.statusCode, response.body).toBe(200);
       }
-      expectError(await api.get(tenant.runtimeKey, url), 403, 'forbidden');
-      expectError(await api.get(await sessionWithRole(t.app, tenant, 'viewer'), url), 403, 'forbidden');
-      expectError(await api.get(null, url), 401, 'unauthorized');
+      expectErrorBody(await api.get(tenant.runtimeKey, url), 403, FORBIDDEN);
+      expectErrorBody(await api.get(await sessionWithRole(t.app, tenant, 'viewer'), url), 403, FORBIDDEN);
+      expectErrorBody(await api.get(null, url), 401, UNAUTHENTICATED);
     });
   });
 });
 
 describe('exports over EXPORT_MAX_ROWS', () => {
   const limitedClock = new TestClock();
-  let limited: TestApp;
-  let limitedApi: Client;
-  beforeAll(async () => {
-    limited = await createTestApp({ env: { EXPORT_MAX_ROWS: '3' }, clock: limitedClock });
-    limitedApi = client(limited.app);
-  });
-  afterAll(() => limited.close());
+  const limited = useTestApp({ env: { EXPORT_MAX_ROWS: '3' }, clock: limitedClock });
+  const limitedApi = client(limited);
 
   it('exports exactly the limit of traces, and refuses one more with 413 export_too_large instead of a file', async () => {
     const tenant = await signupTenant(limited.app);
@@ -156,7 +146,11 @@ describe('exports over EXPORT_MAX_ROWS', () => {
 
     await evaluation(limited.app, tenant, action(other.id));
     const over = await exportTraces(limitedApi, tenant.admin, query);
-    expectError(over, 413, 'export_too_large');
+    expectErrorBody(over, 413, {
+      error: 'export_too_large',
+      message: 'The export has 4 traces; the limit is 3. Narrow the date range.',
+      details: { total: 4, limit: 3 },
+    });
     expect(over.headers['content-disposition']).toBeUndefined();
     // Narrowing the export brings it back within the limit.
     expect((await exportTraces(limitedApi, tenant.admin, `${query}&agent_id=${agent.id}`)).headers['x-total-count']).toBe('3');
@@ -176,7 +170,11 @@ describe('exports over EXPORT_MAX_ROWS', () => {
       const atLimit = await exportAudit(limitedApi, tenant.admin, `from=${decidedAt}&to=${decidedAt}&format=${format}`);
       expect(atLimit.statusCode, atLimit.body).toBe(200);
       expect(atLimit.headers['x-total-count']).toBe('3');
-      expectError(await exportAudit(limitedApi, tenant.admin, `${ALL_TIME}&format=${format}`), 413, 'export_too_large');
+      expectErrorBody(await exportAudit(limitedApi, tenant.admin, `${ALL_TIME}&format=${format}`), 413, {
+        error: 'export_too_large',
+        message: 'The export has 8 events; the limit is 3. Narrow the date range.',
+        details: { total: 8, limit: 3 },
+      });
     }
   });
 });

@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { parse } from 'csv-parse/sync';
 import { expect } from 'vitest';
+import { type ErrorBody, invalidQuery } from './assertions.js';
 import type { Client } from './client.js';
 import type { Credential } from './harness.js';
 
@@ -75,19 +76,44 @@ export function compareKeys(a: readonly (string | number)[], b: readonly (string
 }
 export const oldestFirst = (a: TraceRow, b: TraceRow) => compareKeys([a.started_at, a.trace_id], [b.started_at, b.trace_id]);
 
+/** A bound that is neither a date nor a date-time, as the query schema words it. */
+const notATime = (field: 'from' | 'to') =>
+  invalidQuery([
+    [field, 'must match format "date-time"'],
+    [field, 'must match format "date"'],
+    [field, 'must match a schema in anyOf'],
+  ]);
+
 /** Bounds the date-time format admits but that name no time PostgreSQL can store. */
-export const UNREAL_BOUNDS = [
-  ['a to on a leap second', 'from=2026-01-01&to=2026-12-31T23:59:60Z'],
-  ['a from with an hour-only offset', 'from=2026-01-01T00:00:00%2B02&to=2026-01-31'],
-  ['a from in year 0000', 'from=0000-01-01&to=2026-01-31'],
+export const UNREAL_BOUNDS: readonly [label: string, query: string, body: ErrorBody][] = [
+  ['a to on a leap second', 'from=2026-01-01&to=2026-12-31T23:59:60Z', notATime('to')],
+  ['a from with an hour-only offset', 'from=2026-01-01T00:00:00%2B02&to=2026-01-31', notATime('from')],
+  [
+    'a from in year 0000',
+    'from=0000-01-01&to=2026-01-31',
+    {
+      error: 'validation_error',
+      message: 'from is not a valid time',
+      details: { fields: [{ field: 'from', message: 'must name a time that exists, between years 0001 and 9999' }] },
+    },
+  ],
 ];
-export const BAD_RANGES = [
-  ['no query at all', ''],
-  ['a missing from', 'to=2026-01-31'],
-  ['a missing to', 'from=2026-01-01'],
-  ['a from that is not a date', 'from=yesterday&to=2026-01-31'],
-  ['a to that does not exist', 'from=2026-01-01&to=2026-02-30'],
-  ['from after to', 'from=2026-01-31T00:00:00.001Z&to=2026-01-31T00:00:00Z'],
+
+/** Ranges both exports refuse with 400, each with its body; a query with no range at all is each export's own. */
+export const BAD_RANGES: readonly [label: string, query: string, body: ErrorBody][] = [
+  ['a missing from', 'to=2026-01-31', invalidQuery([['from', 'is required']])],
+  ['a missing to', 'from=2026-01-01', invalidQuery([['to', 'is required']])],
+  ['a from that is not a date', 'from=yesterday&to=2026-01-31', notATime('from')],
+  ['a to that does not exist', 'from=2026-01-01&to=2026-02-30', notATime('to')],
+  [
+    'from after to',
+    'from=2026-01-31T00:00:00.001Z&to=2026-01-31T00:00:00Z',
+    {
+      error: 'validation_error',
+      message: 'from must not be after to',
+      details: { fields: [{ field: 'from', message: 'must not be after to' }] },
+    },
+  ],
   ...UNREAL_BOUNDS,
 ];
 

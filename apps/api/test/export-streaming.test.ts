@@ -3,7 +3,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCsv, TRACE_COLUMNS } from './export-format.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, keyWithScopes, ownDatabase, signupTenant, type TestApp } from './harness.js';
+import { keyWithScopes, signupTenant, useTestApp } from './harness.js';
 import { evaluation } from './scenarios.js';
 
 /*
@@ -24,23 +24,18 @@ const T0 = Date.parse('2024-01-01T00:00:00.000Z');
 const SCOPE = `repo/${'x'.repeat(1995)}`;
 const RENAMED = 'renamed-while-the-client-waits';
 
-let t: TestApp;
+const t = useTestApp({ ownDatabase: true });
 let sql: postgres.Sql;
 let base: string;
 /** The server's side of each connection, to watch what it has written. */
 const sockets: Socket[] = [];
 beforeAll(async () => {
-  const databaseUrl = await ownDatabase();
-  t = await createTestApp({ env: { DATABASE_URL: databaseUrl } });
-  sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  sql = postgres(t.runtime.config.databaseUrl!, { max: 1, onnotice: () => {} });
   t.app.server.on('connection', (socket: Socket) => sockets.push(socket));
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
 });
-afterAll(async () => {
-  await sql.end();
-  await t.close();
-});
+afterAll(() => sql.end());
 
 /** TRACES copies of one real trace, with new ids and start times, written by SQL (as bench/export.ts does). */
 async function copiesOf(templateId: string) {

@@ -4,22 +4,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError, stopUntilTestEnds } from './assertions.js';
-import { type Client, client } from './client.js';
+import { describe, expect, it } from 'vitest';
+import { expectErrorBody, FORBIDDEN, MALFORMED_ID, notFound, stopUntilTestEnds, UNAUTHENTICATED } from './assertions.js';
+import { client } from './client.js';
 import { APPROVED_EVENTS } from './export-format.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, keyWithScopes, sessionWithRole, signupTenant, TestClock, type TestApp } from './harness.js';
+import { useTestApp, keyWithScopes, sessionWithRole, signupTenant, TestClock } from './harness.js';
 import { decision, evaluation, type TraceEvent, traceOf } from './scenarios.js';
 
 const clock = new TestClock();
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
+const api = client(t);
 
 /** Runs the offline verifier from source on an export, as apps/cli/test/verify-trace.test.ts does. */
 function verifyOffline(file: unknown) {
@@ -115,15 +110,19 @@ describe('GET /api/v1/traces/:traceId/export', () => {
     ]) {
       expect((await api.get(credential, url)).statusCode).toBe(200);
     }
-    expectError(await api.get(await sessionWithRole(t.app, tenant, 'viewer'), url), 403, 'forbidden');
-    expectError(await api.get(await keyWithScopes(t.app, tenant, ['evaluate', 'approvals:read']), url), 403, 'forbidden');
-    expectError(await api.get(null, url), 401, 'unauthorized');
+    expectErrorBody(await api.get(await sessionWithRole(t.app, tenant, 'viewer'), url), 403, FORBIDDEN);
+    expectErrorBody(await api.get(await keyWithScopes(t.app, tenant, ['evaluate', 'approvals:read']), url), 403, FORBIDDEN);
+    expectErrorBody(await api.get(null, url), 401, UNAUTHENTICATED);
   });
 
   it("answers 404 for another tenant's trace, an unknown id and a malformed id", async () => {
     const { traceId } = await approvedTrace();
     const other = await signupTenant(t.app);
-    for (const id of [traceId, randomUUID(), 'not-a-uuid'])
-      expectError(await api.get(other.admin, `/api/v1/traces/${id}/export`), 404, 'not_found');
+    for (const [id, body] of [
+      [traceId, notFound('Trace')],
+      [randomUUID(), notFound('Trace')],
+      ['not-a-uuid', MALFORMED_ID],
+    ] as const)
+      expectErrorBody(await api.get(other.admin, `/api/v1/traces/${id}/export`), 404, body);
   });
 });

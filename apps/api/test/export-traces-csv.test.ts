@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError } from './assertions.js';
-import { type Client, client } from './client.js';
+import { describe, expect, it } from 'vitest';
+import { type ErrorBody, expectErrorBody, invalidQuery } from './assertions.js';
+import { client } from './client.js';
 import { ALL_TIME, BAD_RANGES, cellOf, exportTraces, oldestFirst, parseCsv, TRACE_COLUMNS, type TraceRow } from './export-format.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, signupTenant, TestClock, type TestApp } from './harness.js';
+import { useTestApp, signupTenant, TestClock } from './harness.js';
 import { decide, decision, type Evaluation, evaluation, succeeded, type Trace, traceOf } from './scenarios.js';
 
 const clock = new TestClock();
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
+const api = client(t);
 
 /** The bulk CSV row a trace should have, built from the trace as GET /traces/:id shows it. */
 function expectedTraceRow(trace: Trace, evaluated: Evaluation, dataClassification: string): TraceRow {
@@ -82,8 +77,15 @@ describe('GET /api/v1/traces/export', () => {
     const pending = await trace({ resource_scope: 'repo/pending' });
     const unmatched = await trace({ operation: 'admin', data_classification: 'restricted' });
     const expired = await trace({ operation: 'deploy' }, async (e) => {
+      const { expires_at } = (await api.get(tenant.admin, `/api/v1/approvals/${e.approval_request_id}`)).json().data;
       clock.advance(61_000);
-      expectError(await decide(t.app, tenant.admin, e.approval_request_id!, 'approve', { approver_name: 'Late Larry' }), 409, 'conflict');
+      const late = await decide(t.app, tenant.admin, e.approval_request_id!, 'approve', { approver_name: 'Late Larry' });
+      expectErrorBody(late, 409, {
+        error: 'conflict',
+        message: 'approval request has expired',
+        details: { status: 'expired', expires_at },
+        trace_id: e.trace_id,
+      });
     });
 
     const response = await exportTraces(api, tenant.admin, `${ALL_TIME}&format=csv`);
@@ -193,14 +195,28 @@ describe('GET /api/v1/traces/export', () => {
     expect(response.body).toBe(`${TRACE_COLUMNS.join(',')}\r\n`);
   });
 
-  it.each([
-    ...BAD_RANGES.map(([label, range]) => [label, range ? `${range}&format=csv` : '']),
-    ['a missing format', 'from=2026-01-01&to=2026-01-31'],
-    ['format=json', 'from=2026-01-01&to=2026-01-31&format=json'],
-    ['format=xlsx', 'from=2026-01-01&to=2026-01-31&format=xlsx'],
-    ['a malformed agent_id', 'from=2026-01-01&to=2026-01-31&format=csv&agent_id=agent-1'],
-  ])('answers 400 validation_error for %s (never 404 from /traces/:traceId)', async (_label, query) => {
+  const unknownFormat = invalidQuery([['format', 'must be equal to one of the allowed values']]);
+  it.each<[string, string, ErrorBody]>([
+    [
+      'no query at all',
+      '',
+      invalidQuery([
+        ['from', 'is required'],
+        ['to', 'is required'],
+        ['format', 'is required'],
+      ]),
+    ],
+    ...BAD_RANGES.map(([label, range, body]): [string, string, ErrorBody] => [label, `${range}&format=csv`, body]),
+    ['a missing format', 'from=2026-01-01&to=2026-01-31', invalidQuery([['format', 'is required']])],
+    ['format=json', 'from=2026-01-01&to=2026-01-31&format=json', unknownFormat],
+    ['format=xlsx', 'from=2026-01-01&to=2026-01-31&format=xlsx', unknownFormat],
+    [
+      'a malformed agent_id',
+      'from=2026-01-01&to=2026-01-31&format=csv&agent_id=agent-1',
+      invalidQuery([['agent_id', 'must match format "uuid"']]),
+    ],
+  ])('answers 400 validation_error for %s (never 404 from /traces/:traceId)', async (_label, query, body) => {
     const tenant = await signupTenant(t.app);
-    expectError(await api.get(tenant.admin, `/api/v1/traces/export${query ? `?${query}` : ''}`), 400, 'validation_error');
+    expectErrorBody(await api.get(tenant.admin, `/api/v1/traces/export${query ? `?${query}` : ''}`), 400, body);
   });
 });

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { type Credential, createTestApp, keyWithScopes, request, signupTenant, type TestApp, uniqueEmail } from './harness.js';
+import { type Credential, keyWithScopes, request, signupTenant, uniqueEmail, useTestApp } from './harness.js';
 
 /**
  * Every route of the OpenAPI document, sent generated requests — hostile ids, query strings
@@ -46,14 +46,13 @@ const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const SLOW_ROUTES = new Set(['POST /api/v1/auth/signup', 'POST /api/v1/auth/login']);
 const SLOW_RUNS = 4;
 
-let t: TestApp;
+const t = useTestApp();
 let routes: Route[];
 let callers: { name: string; credential: Credential }[];
 /** Ids that exist in the tenant; the admin's own key and user are left out so the run keeps its credentials. */
 let knownIds: string[];
 
 beforeAll(async () => {
-  t = await createTestApp();
   const tenant = await signupTenant(t.app);
   const adminKey = await keyWithScopes(t.app, tenant, ['admin']);
   callers = [
@@ -73,7 +72,6 @@ beforeAll(async () => {
     Object.entries(operations).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
   );
 }, 120_000);
-afterAll(() => t?.close());
 
 // --- generators -------------------------------------------------------------------------------
 

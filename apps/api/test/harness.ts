@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import postgres from 'postgres';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { expect, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { loadConfig, type Config } from '@agov/config';
 import { announceInvalidations, type Clock, type Invalidation } from '@agov/domain';
 import type { Database, Tx } from '@agov/db';
@@ -85,6 +85,49 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       await app.close();
       await runtime.close();
     },
+  };
+}
+
+export interface UseTestAppOptions extends TestAppOptions {
+  /** A database of the app's own (`ownDatabase`), for apps whose jobs or triggers must not reach other files. */
+  ownDatabase?: boolean;
+}
+
+/**
+ * The app of a test file, or of the describe block it is called in: created before the
+ * block's tests and closed after them (after the block's later `afterAll` hooks, which run
+ * in reverse). Its fields are read when a test runs:
+ *
+ *     const t = useTestApp({ clock, env: { … } });
+ *     it('…', async () => { await signupTenant(t.app); });
+ *
+ * Options that need something started first (a fake server's URL, a database) may be given
+ * as a function, called in the app's `beforeAll`, after the hooks registered before it.
+ */
+export function useTestApp(options: UseTestAppOptions | (() => UseTestAppOptions | Promise<UseTestAppOptions>) = {}): TestApp {
+  let current: TestApp | undefined;
+  beforeAll(async () => {
+    const { ownDatabase: own, ...given } = typeof options === 'function' ? await options() : options;
+    current = await createTestApp(own ? { ...given, env: { DATABASE_URL: await ownDatabase(), ...given.env } } : given);
+  });
+  let closed: Promise<void> | undefined;
+  const close = () => (closed ??= started().close());
+  afterAll(() => (current ? close() : undefined));
+  const started = () => {
+    if (!current) throw new Error('useTestApp: the app exists only while the tests it was set up for run');
+    return current;
+  };
+  return {
+    get app() {
+      return started().app;
+    },
+    get runtime() {
+      return started().runtime;
+    },
+    get logs() {
+      return started().logs;
+    },
+    close,
   };
 }
 

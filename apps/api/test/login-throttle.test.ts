@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectErrorBody, stopUntilTestEnds } from './assertions.js';
-import { createTestApp, PASSWORD, signupTenant, TestClock, uniqueEmail, type TestApp } from './harness.js';
+import { useTestApp, PASSWORD, signupTenant, TestClock, uniqueEmail } from './harness.js';
 import { expectRateLimited } from './rate-limit-support.js';
 
 /*
@@ -12,11 +12,7 @@ import { expectRateLimited } from './rate-limit-support.js';
 const FREE_ATTEMPTS = 5;
 const ACCOUNT_CEILING = 100;
 const clock = new TestClock();
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
 
 let addresses = 0;
 /** A client address no earlier attempt came from. */

@@ -1,22 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { action, createAgent, createPolicy } from './fixtures.js';
 import { client } from './client.js';
-import { createTestApp, ownDatabase, signupTenant, type TestApp } from './harness.js';
+import { FAST_DISPATCH_ENV } from '../../../test/processes.js';
+import { createTestApp, ownDatabase, signupTenant, type TestApp, useTestApp } from './harness.js';
 import { evaluate } from './scenarios.js';
 import { sample, scrape } from './scrape.js';
 
 // Each app has a database of its own, so outbox figures can be compared exactly.
-const appWithMetrics = async (options: { jobs?: boolean; env?: Record<string, string> } = {}) =>
-  createTestApp({ ...options, env: { METRICS_PORT: '0', DATABASE_URL: await ownDatabase(), ...options.env } });
+const METRICS_ENV = { METRICS_PORT: '0' };
 
 describe('GET /metrics on METRICS_PORT', () => {
-  let t: TestApp;
+  const t = useTestApp({ ownDatabase: true, env: METRICS_ENV });
   let port: number;
   beforeAll(async () => {
-    t = await appWithMetrics();
     port = (await t.runtime.startMetricsServer())!;
   });
-  afterAll(() => t.close());
 
   const outboxRows = async () => (await t.runtime.database.rows<{ count: number }>('select count(*)::int as count from outbox'))[0]!.count;
 
@@ -83,14 +81,16 @@ describe('GET /metrics on METRICS_PORT', () => {
 });
 
 describe('metrics of a process that dispatches', () => {
-  let t: TestApp;
+  // Development mode lets webhooks go to plain http on the local host. One attempt, then a long wait.
+  const t = useTestApp({
+    ownDatabase: true,
+    jobs: true,
+    env: { ...METRICS_ENV, NODE_ENV: 'development', ...FAST_DISPATCH_ENV, WEBHOOK_RETRY_DELAYS_MS: '60000' },
+  });
   let port: number;
   beforeAll(async () => {
-    // Development mode lets webhooks go to plain http on the local host.
-    t = await appWithMetrics({ jobs: true, env: { NODE_ENV: 'development', OUTBOX_POLL_MS: '50', WEBHOOK_RETRY_DELAYS_MS: '60000' } });
     port = (await t.runtime.startMetricsServer())!;
   });
-  afterAll(() => t.close());
 
   it('shows the depth of each of its queues, and no endpoint timing out', async () => {
     const { text } = await scrape(port);
@@ -128,7 +128,7 @@ describe('metrics of a process that dispatches', () => {
 describe('metrics while the database is unreachable', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await appWithMetrics();
+    t = await createTestApp({ env: { ...METRICS_ENV, DATABASE_URL: await ownDatabase() } });
   });
   // The test closes the database itself; letting go of the rest may then complain about it.
   afterAll(() => t.close().catch(() => undefined));

@@ -4,7 +4,7 @@ import { outbox, webhookDeliveries } from '@agov/db';
 import { eventually, startReceiver, type Receiver } from '../../../test/receiver.js';
 import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, ownDatabase, signupTenant, type TestApp } from './harness.js';
+import { signupTenant, useTestApp } from './harness.js';
 import { evaluation } from './scenarios.js';
 
 /*
@@ -15,20 +15,16 @@ import { evaluation } from './scenarios.js';
 const BACKLOG = 1_100;
 
 describe('a backlog of webhooks', () => {
-  let t: TestApp;
   let hook: Receiver;
   beforeAll(async () => {
     hook = await startReceiver(200);
-    t = await createTestApp({ env: { NODE_ENV: 'development', DATABASE_URL: await ownDatabase(), OUTBOX_POLL_MS: '60000' } });
   });
-  afterAll(async () => {
-    await t.close();
-    await hook.close();
-  });
+  afterAll(() => hook.close());
+  const t = useTestApp({ ownDatabase: true, env: { NODE_ENV: 'development', OUTBOX_POLL_MS: '60000' } });
 
   it('is taken batch after batch without waiting for the next poll, and every webhook arrives once', async () => {
     const tenant = await signupTenant(t.app);
-    const created = await client(t.app).post(tenant.admin, '/api/v1/webhooks', { url: hook.url, events: ['approval.requested'] });
+    const created = await client(t).post(tenant.admin, '/api/v1/webhooks', { url: hook.url, events: ['approval.requested'] });
     expect(created.statusCode, created.body).toBe(201);
     const agent = await createAgent(t.app, tenant.admin);
     await createPolicy(t.app, tenant.admin, agent.id, {

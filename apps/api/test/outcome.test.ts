@@ -1,16 +1,12 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { outbox } from '@agov/db';
 import { expectErrorBody, expectInvalidBody } from './assertions.js';
-import { createTestApp, keyWithScopes, request, sessionWithRole, signupTenant, TestClock, type Tenant, type TestApp } from './harness.js';
+import { useTestApp, keyWithScopes, request, sessionWithRole, signupTenant, TestClock, type Tenant } from './harness.js';
 import { decide, evaluatedTrace, eventTypes, recordOutcome, traceOf, verification } from './scenarios.js';
 
 const clock = new TestClock();
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
 
 /** The outbox payload fields these tests look at. */
 type Payload = Record<string, unknown> & { event?: string; trace_id?: string; from_seq?: number; data?: { trace?: { id?: string } } };

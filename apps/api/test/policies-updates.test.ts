@@ -1,18 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cacheEntryFor, expectError, fieldsOf, stopUntilTestEnds } from './assertions.js';
-import { type Client, client } from './client.js';
-import { createTestApp, keyWithScopes, sessionWithRole, signupTenant, TestClock, type TestApp } from './harness.js';
-import { type Json, policyEvents, setup, versions } from './policy-rules.js';
+import { describe, expect, it } from 'vitest';
+import {
+  cacheEntryFor,
+  expectErrorBody,
+  expectInvalidQuery,
+  FORBIDDEN,
+  invalidBody,
+  MALFORMED_ID,
+  notFound,
+  stopUntilTestEnds,
+  UNAUTHENTICATED,
+} from './assertions.js';
+import { client } from './client.js';
+import { useTestApp, keyWithScopes, sessionWithRole, signupTenant, TestClock } from './harness.js';
+import { invalidConditions, type Json, policyEvents, setup, versions } from './policy-rules.js';
+
+const RULE_NOT_FOUND = notFound('Policy rule');
 
 const clock = new TestClock();
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
+const api = client(t);
 
 describe('PATCH /api/v1/policies/:id', () => {
   it('applies the given fields as the next version and records what changed', async () => {
@@ -111,21 +118,24 @@ describe('PATCH /api/v1/policies/:id', () => {
   });
 
   it.each([
-    ['an empty body', {}, '(body)'],
-    ['an unknown field', { note: 'x' }, 'note'],
-    ['a field PATCH may not change', { agent_id: randomUUID() }, 'agent_id'],
-    ['modified_by, which the server sets', { modified_by: 'Mallory' }, 'modified_by'],
-    ['a server-owned is_active', { is_active: true }, 'is_active'],
-    ['a server-owned policy_version', { policy_version: 9 }, 'policy_version'],
-    ['a short rationale', { rationale: 'short' }, 'rationale'],
-    ['an unknown effect', { policy_effect: 'maybe' }, 'policy_effect'],
-    ['invalid conditions', { conditions: { exec: ['rm'] } }, 'conditions'],
-    ['a constructor path in conditions', { conditions: { var: 'agent.constructor.name' } }, 'conditions'],
-  ])('rejects %s with 400 and changes nothing', async (_label, payload, field) => {
+    ['an empty body', {}, invalidBody([['(body)', 'must NOT have fewer than 1 properties']])],
+    ['an unknown field', { note: 'x' }, invalidBody([['note', 'is not allowed']])],
+    ['a field PATCH may not change', { agent_id: randomUUID() }, invalidBody([['agent_id', 'is not allowed']])],
+    ['modified_by, which the server sets', { modified_by: 'Mallory' }, invalidBody([['modified_by', 'is not allowed']])],
+    ['a server-owned is_active', { is_active: true }, invalidBody([['is_active', 'is not allowed']])],
+    ['a server-owned policy_version', { policy_version: 9 }, invalidBody([['policy_version', 'is not allowed']])],
+    ['a short rationale', { rationale: 'short' }, invalidBody([['rationale', 'must NOT have fewer than 10 characters']])],
+    ['an unknown effect', { policy_effect: 'maybe' }, invalidBody([['policy_effect', 'must be equal to one of the allowed values']])],
+    ['invalid conditions', { conditions: { exec: ['rm'] } }, invalidConditions('conditions: unknown operator "exec"')],
+    [
+      'a constructor path in conditions',
+      { conditions: { var: 'agent.constructor.name' } },
+      invalidConditions('conditions.var: the path may not name __proto__, constructor or prototype'),
+    ],
+  ])('rejects %s with 400 and changes nothing', async (_label, payload, body) => {
     const { tenant, rule } = await setup(t, api);
     const response = await api.patch(tenant.admin, `/api/v1/policies/${rule.id}`, payload);
-    expectError(response, 400, 'validation_error');
-    expect(fieldsOf(response)).toContain(field);
+    expectErrorBody(response, 400, body);
     expect((await api.get(tenant.admin, `/api/v1/policies/${rule.id}`)).json().data).toEqual(rule);
     expect(await versions(api, tenant, rule.id)).toHaveLength(1);
   });
@@ -133,8 +143,8 @@ describe('PATCH /api/v1/policies/:id', () => {
   it('answers 404 to another tenant and leaves the rule unchanged', async () => {
     const { tenant, rule } = await setup(t, api);
     const stranger = await signupTenant(t.app);
-    expectError(await api.patch(stranger.admin, `/api/v1/policies/${rule.id}`, { policy_effect: 'allow' }), 404, 'not_found');
-    expectError(await api.patch(stranger.admin, '/api/v1/policies/rule-1', { policy_effect: 'allow' }), 404, 'not_found');
+    expectErrorBody(await api.patch(stranger.admin, `/api/v1/policies/${rule.id}`, { policy_effect: 'allow' }), 404, RULE_NOT_FOUND);
+    expectErrorBody(await api.patch(stranger.admin, '/api/v1/policies/rule-1', { policy_effect: 'allow' }), 404, MALFORMED_ID);
     expect((await api.get(tenant.admin, `/api/v1/policies/${rule.id}`)).json().data).toEqual(rule);
     expect(await versions(api, tenant, rule.id)).toHaveLength(1);
     expect(await policyEvents(t, stranger.tenantId)).toEqual([]);
@@ -143,9 +153,9 @@ describe('PATCH /api/v1/policies/:id', () => {
   it('requires policies:write or an admin session', async () => {
     const { tenant, rule } = await setup(t, api);
     const url = `/api/v1/policies/${rule.id}`;
-    expectError(await api.patch(null, url, { priority: 1 }), 401, 'unauthorized');
-    expectError(await api.patch(tenant.runtimeKey, url, { priority: 1 }), 403, 'forbidden');
-    expectError(await api.patch(await sessionWithRole(t.app, tenant, 'viewer'), url, { priority: 1 }), 403, 'forbidden');
+    expectErrorBody(await api.patch(null, url, { priority: 1 }), 401, UNAUTHENTICATED);
+    expectErrorBody(await api.patch(tenant.runtimeKey, url, { priority: 1 }), 403, FORBIDDEN);
+    expectErrorBody(await api.patch(await sessionWithRole(t.app, tenant, 'viewer'), url, { priority: 1 }), 403, FORBIDDEN);
     expect((await api.get(tenant.admin, url)).json().data).toEqual(rule);
   });
 });
@@ -172,12 +182,12 @@ describe('DELETE /api/v1/policies/:id', () => {
     const { tenant, rule } = await setup(t, api);
     const url = `/api/v1/policies/${rule.id}`;
     const stranger = await signupTenant(t.app);
-    expectError(await api.delete(stranger.admin, url), 404, 'not_found');
-    expectError(await api.delete(tenant.admin, '/api/v1/policies/rule-1'), 404, 'not_found');
-    expectError(await api.delete(tenant.admin, `/api/v1/policies/${randomUUID()}`), 404, 'not_found');
-    expectError(await api.delete(null, url), 401, 'unauthorized');
-    expectError(await api.delete(tenant.runtimeKey, url), 403, 'forbidden');
-    expectError(await api.delete(await sessionWithRole(t.app, tenant, 'viewer'), url), 403, 'forbidden');
+    expectErrorBody(await api.delete(stranger.admin, url), 404, RULE_NOT_FOUND);
+    expectErrorBody(await api.delete(tenant.admin, '/api/v1/policies/rule-1'), 404, MALFORMED_ID);
+    expectErrorBody(await api.delete(tenant.admin, `/api/v1/policies/${randomUUID()}`), 404, RULE_NOT_FOUND);
+    expectErrorBody(await api.delete(null, url), 401, UNAUTHENTICATED);
+    expectErrorBody(await api.delete(tenant.runtimeKey, url), 403, FORBIDDEN);
+    expectErrorBody(await api.delete(await sessionWithRole(t.app, tenant, 'viewer'), url), 403, FORBIDDEN);
     expect((await api.get(tenant.admin, url)).json().data.is_active).toBe(true);
   });
 });
@@ -205,11 +215,19 @@ describe('GET /api/v1/policies/:id/versions', () => {
     const { tenant, rule } = await setup(t, api);
     const url = `/api/v1/policies/${rule.id}/versions`;
     const stranger = await signupTenant(t.app);
-    for (const id of [rule.id, randomUUID(), 'rule-1'])
-      expectError(await api.get(stranger.admin, `/api/v1/policies/${id}/versions`), 404, 'not_found');
-    for (const query of ['limit=0', 'limit=101', 'offset=-1'])
-      expectError(await api.get(tenant.admin, `${url}?${query}`), 400, 'validation_error');
-    expectError(await api.get(null, url), 401, 'unauthorized');
-    expectError(await api.get({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, url), 403, 'forbidden');
+    for (const [id, body] of [
+      [rule.id, RULE_NOT_FOUND],
+      [randomUUID(), RULE_NOT_FOUND],
+      ['rule-1', MALFORMED_ID],
+    ] as const)
+      expectErrorBody(await api.get(stranger.admin, `/api/v1/policies/${id}/versions`), 404, body);
+    for (const [query, problem] of [
+      ['limit=0', 'must be >= 1'],
+      ['limit=101', 'must be <= 100'],
+      ['offset=-1', 'must be >= 0'],
+    ] as const)
+      expectInvalidQuery(await api.get(tenant.admin, `${url}?${query}`), [[query.split('=')[0]!, problem]]);
+    expectErrorBody(await api.get(null, url), 401, UNAUTHENTICATED);
+    expectErrorBody(await api.get({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, url), 403, FORBIDDEN);
   });
 });

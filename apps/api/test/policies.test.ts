@@ -1,18 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cacheEntryFor, expectError, fieldsOf, ISO_TIME, newestFirst } from './assertions.js';
-import { type Client, client } from './client.js';
+import { describe, expect, it } from 'vitest';
+import {
+  cacheEntryFor,
+  type ErrorBody,
+  expectErrorBody,
+  expectInvalidQuery,
+  FORBIDDEN,
+  invalidBody,
+  ISO_TIME,
+  MALFORMED_ID,
+  newestFirst,
+  notFound,
+  nullableFailure,
+  ONE_OF,
+  UNAUTHENTICATED,
+} from './assertions.js';
+import { client } from './client.js';
 import { createAgent } from './fixtures.js';
-import { createTestApp, keyWithScopes, sessionWithRole, signupTenant, type TestApp } from './harness.js';
-import { type Json, policyEvents, ruleBody, setup, versions } from './policy-rules.js';
+import { useTestApp, keyWithScopes, sessionWithRole, signupTenant } from './harness.js';
+import { invalidConditions, type Json, policyEvents, ruleBody, setup, versions } from './policy-rules.js';
 
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp();
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const api = client(t);
 
 describe('POST /api/v1/policies', () => {
   it('creates version 1 of an active rule, records version 1 and announces it', async () => {
@@ -56,7 +65,7 @@ describe('POST /api/v1/policies', () => {
     expect(response.json().data).toMatchObject({ conditions: null, max_session_ttl: null, priority: -5 });
   });
 
-  it.each<[string, Record<string, unknown>, string]>([
+  it.each<[string, Record<string, unknown>, ErrorBody]>([
     ...[
       'agent_id',
       'policy_name',
@@ -71,34 +80,57 @@ describe('POST /api/v1/policies', () => {
       'max_session_ttl',
       'modified_by',
       'modified_at',
-    ].map((field): [string, Record<string, unknown>, string] => [`a missing ${field}`, { [field]: undefined }, field]),
-    ['a rationale under 10 characters', { rationale: 'Too short' }, 'rationale'],
-    ['a rationale over 1000 characters', { rationale: 'r'.repeat(1001) }, 'rationale'],
-    ['a fractional priority', { priority: 1.5 }, 'priority'],
-    ['a priority beyond int32', { priority: 2_147_483_648 }, 'priority'],
-    ['a priority given as text', { priority: '10' }, 'priority'],
-    ['a zero TTL', { max_session_ttl: 0 }, 'max_session_ttl'],
-    ['a TTL beyond int32', { max_session_ttl: 2_147_483_648 }, 'max_session_ttl'],
-    ['an unknown classification', { data_classification: 'secret' }, 'data_classification'],
-    ['an unknown effect', { policy_effect: 'maybe' }, 'policy_effect'],
-    ['a malformed agent_id', { agent_id: 'agent-1' }, 'agent_id'],
-    ['conditions that are an array', { conditions: [1] }, 'conditions'],
-    ['conditions with an unknown operator', { conditions: { regex: [{ var: 'context.path' }, '.*'] } }, 'conditions'],
-    ['conditions reaching for constructor', { conditions: { '==': [{ var: 'context.constructor' }, 1] } }, 'conditions'],
-    ['conditions reaching for __proto__', { conditions: { var: '__proto__.polluted' } }, 'conditions'],
-    ['conditions with two operators in one object', { conditions: { and: [], or: [] } }, 'conditions'],
-    ['an unknown field', { notes: 'x' }, 'notes'],
-    ...['is_active', 'policy_version', 'id', 'created_at', 'updated_at'].map((field): [string, Record<string, unknown>, string] => [
+    ].map((field): [string, Record<string, unknown>, ErrorBody] => [
+      `a missing ${field}`,
+      { [field]: undefined },
+      invalidBody([[field, 'is required']]),
+    ]),
+    ['a rationale under 10 characters', { rationale: 'Too short' }, invalidBody([['rationale', 'must NOT have fewer than 10 characters']])],
+    [
+      'a rationale over 1000 characters',
+      { rationale: 'r'.repeat(1001) },
+      invalidBody([['rationale', 'must NOT have more than 1000 characters']]),
+    ],
+    ['a fractional priority', { priority: 1.5 }, invalidBody([['priority', 'must be integer']])],
+    ['a priority beyond int32', { priority: 2_147_483_648 }, invalidBody([['priority', 'must be <= 2147483647']])],
+    ['a priority given as text', { priority: '10' }, invalidBody([['priority', 'must be integer']])],
+    ['a zero TTL', { max_session_ttl: 0 }, invalidBody(nullableFailure('max_session_ttl', 'must be >= 1'))],
+    ['a TTL beyond int32', { max_session_ttl: 2_147_483_648 }, invalidBody(nullableFailure('max_session_ttl', 'must be <= 2147483647'))],
+    ['an unknown classification', { data_classification: 'secret' }, invalidBody([['data_classification', ONE_OF]])],
+    ['an unknown effect', { policy_effect: 'maybe' }, invalidBody([['policy_effect', ONE_OF]])],
+    ['a malformed agent_id', { agent_id: 'agent-1' }, invalidBody([['agent_id', 'must match format "uuid"']])],
+    ['conditions that are an array', { conditions: [1] }, invalidBody(nullableFailure('conditions', 'must be object'))],
+    [
+      'conditions with an unknown operator',
+      { conditions: { regex: [{ var: 'context.path' }, '.*'] } },
+      invalidConditions('conditions: unknown operator "regex"'),
+    ],
+    [
+      'conditions reaching for constructor',
+      { conditions: { '==': [{ var: 'context.constructor' }, 1] } },
+      invalidConditions('conditions.==[0].var: the path may not name __proto__, constructor or prototype'),
+    ],
+    [
+      'conditions reaching for __proto__',
+      { conditions: { var: '__proto__.polluted' } },
+      invalidConditions('conditions.var: the path may not name __proto__, constructor or prototype'),
+    ],
+    [
+      'conditions with two operators in one object',
+      { conditions: { and: [], or: [] } },
+      invalidConditions('conditions: an object must hold exactly one operator'),
+    ],
+    ['an unknown field', { notes: 'x' }, invalidBody([['notes', 'is not allowed']])],
+    ...['is_active', 'policy_version', 'id', 'created_at', 'updated_at'].map((field): [string, Record<string, unknown>, ErrorBody] => [
       `a server-owned ${field}`,
       { [field]: field === 'is_active' ? true : 1 },
-      field,
+      invalidBody([[field, 'is not allowed']]),
     ]),
-  ])('rejects %s with 400 naming the field', async (_label, overrides, field) => {
+  ])('rejects %s with 400 naming the field', async (_label, overrides, body) => {
     const tenant = await signupTenant(t.app);
     const agent = await createAgent(t.app, tenant.admin);
     const response = await api.post(tenant.admin, '/api/v1/policies', ruleBody(agent.id, overrides));
-    expectError(response, 400, 'validation_error');
-    expect(fieldsOf(response)).toContain(field);
+    expectErrorBody(response, 400, body);
     expect((await api.get(tenant.admin, '/api/v1/policies')).json().pagination.total).toBe(0);
     expect(await policyEvents(t, tenant.tenantId)).toEqual([]);
   });
@@ -107,7 +139,7 @@ describe('POST /api/v1/policies', () => {
     const tenant = await signupTenant(t.app);
     const foreign = await createAgent(t.app, (await signupTenant(t.app)).admin);
     for (const agentId of [foreign.id, randomUUID()]) {
-      expectError(await api.post(tenant.admin, '/api/v1/policies', ruleBody(agentId)), 404, 'not_found');
+      expectErrorBody(await api.post(tenant.admin, '/api/v1/policies', ruleBody(agentId)), 404, notFound('Agent'));
     }
     expect(await policyEvents(t, tenant.tenantId)).toEqual([]);
   });
@@ -115,16 +147,16 @@ describe('POST /api/v1/policies', () => {
   it('requires policies:write or an admin session', async () => {
     const tenant = await signupTenant(t.app);
     const agent = await createAgent(t.app, tenant.admin);
-    expectError(await api.post(null, '/api/v1/policies', ruleBody(agent.id)), 401, 'unauthorized');
+    expectErrorBody(await api.post(null, '/api/v1/policies', ruleBody(agent.id)), 401, UNAUTHENTICATED);
     for (const scopes of [['policies:read'], ['agents:write']]) {
-      expectError(
+      expectErrorBody(
         await api.post({ apiKey: (await keyWithScopes(t.app, tenant, scopes)).apiKey }, '/api/v1/policies', ruleBody(agent.id)),
         403,
-        'forbidden',
+        FORBIDDEN,
       );
     }
     for (const role of ['viewer', 'reviewer'] as const) {
-      expectError(await api.post(await sessionWithRole(t.app, tenant, role), '/api/v1/policies', ruleBody(agent.id)), 403, 'forbidden');
+      expectErrorBody(await api.post(await sessionWithRole(t.app, tenant, role), '/api/v1/policies', ruleBody(agent.id)), 403, FORBIDDEN);
     }
   });
 });
@@ -172,25 +204,29 @@ describe('GET /api/v1/policies', () => {
     expect(await ids(`?agent_id=${second.id}&effect=allow&is_active=false`)).toEqual([allowRead.id]);
   });
 
-  it.each(['limit=0', 'limit=101', 'offset=-1', 'effect=maybe', 'is_active=yes', 'agent_id=agent-1', 'data_classification=secret'])(
-    'rejects the query %s with 400',
-    async (query) => {
-      const tenant = await signupTenant(t.app);
-      const response = await api.get(tenant.admin, `/api/v1/policies?${query}`);
-      expectError(response, 400, 'validation_error');
-      expect(fieldsOf(response)).toContain(query.split('=')[0]);
-    },
-  );
+  it.each([
+    ['limit=0', 'must be >= 1'],
+    ['limit=101', 'must be <= 100'],
+    ['offset=-1', 'must be >= 0'],
+    ['effect=maybe', ONE_OF],
+    ['is_active=yes', 'must be boolean'],
+    ['agent_id=agent-1', 'must match format "uuid"'],
+    ['data_classification=secret', ONE_OF],
+  ])('rejects the query %s with 400', async (query, problem) => {
+    const tenant = await signupTenant(t.app);
+    const response = await api.get(tenant.admin, `/api/v1/policies?${query}`);
+    expectInvalidQuery(response, [[query.split('=')[0]!, problem]]);
+  });
 
   it('admits policies:read keys and every session role', async () => {
     const { tenant } = await setup(t, api);
     expect((await api.get(tenant.runtimeKey, '/api/v1/policies')).json().pagination.total).toBe(1);
     expect((await api.get(await sessionWithRole(t.app, tenant, 'viewer'), '/api/v1/policies')).statusCode).toBe(200);
-    expectError(await api.get(null, '/api/v1/policies'), 401, 'unauthorized');
-    expectError(
+    expectErrorBody(await api.get(null, '/api/v1/policies'), 401, UNAUTHENTICATED);
+    expectErrorBody(
       await api.get({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, '/api/v1/policies'),
       403,
-      'forbidden',
+      FORBIDDEN,
     );
   });
 });
@@ -202,13 +238,17 @@ describe('GET /api/v1/policies/:id', () => {
     await api.delete(tenant.admin, `/api/v1/policies/${rule.id}`);
     expect((await api.get(tenant.admin, `/api/v1/policies/${rule.id}`)).json().data.is_active).toBe(false);
     const stranger = await signupTenant(t.app);
-    for (const id of [rule.id, randomUUID(), 'rule-1'])
-      expectError(await api.get(stranger.admin, `/api/v1/policies/${id}`), 404, 'not_found');
-    expectError(await api.get(null, `/api/v1/policies/${rule.id}`), 401, 'unauthorized');
-    expectError(
+    for (const [id, body] of [
+      [rule.id, notFound('Policy rule')],
+      [randomUUID(), notFound('Policy rule')],
+      ['rule-1', MALFORMED_ID],
+    ] as const)
+      expectErrorBody(await api.get(stranger.admin, `/api/v1/policies/${id}`), 404, body);
+    expectErrorBody(await api.get(null, `/api/v1/policies/${rule.id}`), 401, UNAUTHENTICATED);
+    expectErrorBody(
       await api.get({ apiKey: (await keyWithScopes(t.app, tenant, ['agents:read'])).apiKey }, `/api/v1/policies/${rule.id}`),
       403,
-      'forbidden',
+      FORBIDDEN,
     );
   });
 });

@@ -25,6 +25,13 @@ export const ruleBody = (agentId: string, overrides: Record<string, unknown> = {
 
 export type Json = Record<string, unknown> & { id: string };
 
+/** The 400 of `conditions` that are an object but no valid JSON Logic: the problem names where it is. */
+export const invalidConditions = (problem: string) => ({
+  error: 'validation_error',
+  message: `Invalid conditions: ${problem}`,
+  details: { fields: [{ field: 'conditions', message: problem }] },
+});
+
 /** A fresh tenant with an agent and one rule made from `ruleBody`. */
 export async function setup(t: TestApp, api: Client, overrides: Record<string, unknown> = {}) {
   const tenant = await signupTenant(t.app);

@@ -3,8 +3,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { outbox } from '@agov/db';
-import { expectError } from './assertions.js';
-import { createTestApp, type Tenant, type TestApp } from './harness.js';
+import { expectErrorBody } from './assertions.js';
+import { type Tenant, useTestApp } from './harness.js';
 import {
   APPROVAL_REQUESTED_EVENTS,
   approvalEffectsOf,
@@ -29,17 +29,13 @@ import {
  * blocker is A, which the test checks in pg_blocking_pids, so A's locked section runs first.
  */
 
-let t: TestApp;
+const t = useTestApp();
 /** The test's own connections: one holds the trace lock, the other watches the waiters. */
 let sql: postgres.Sql;
 beforeAll(async () => {
-  t = await createTestApp();
   sql = postgres(inject('databaseUrl'), { max: 2, onnotice: () => {} });
 });
-afterAll(async () => {
-  await sql.end();
-  await t.close();
-});
+afterAll(() => sql.end());
 
 const REVIEWER = { approver_name: 'Rita Reviewer' };
 
@@ -143,11 +139,11 @@ describe('an approval racing an outcome on its trace', () => {
       () => recordOutcome(t.app, tenant.runtimeKey, traceId, { status: 'success' }),
       () => decide(t.app, tenant.admin, approvalId!, 'approve', REVIEWER),
     );
-    expectError(recorded, 409, 'conflict');
-    expect(recorded.json()).toMatchObject({
-      trace_id: traceId,
-      message: expect.stringMatching(/still pending/),
+    expectErrorBody(recorded, 409, {
+      error: 'conflict',
+      message: 'the approval request is still pending',
       details: { final_outcome: 'in_progress' },
+      trace_id: traceId,
     });
     expect(approved.statusCode, approved.body).toBe(200);
     const trace = await expectChain(tenant, traceId, APPROVED);
@@ -170,8 +166,12 @@ describe('two outcomes racing on an allowed trace', () => {
       () => recordOutcome(t.app, tenant.runtimeKey, traceId, { status: second }),
     );
     expect(won.statusCode, won.body).toBe(204);
-    expectError(lost, 409, 'conflict');
-    expect(lost.json()).toMatchObject({ trace_id: traceId, details: { final_outcome: finalOutcome } });
+    expectErrorBody(lost, 409, {
+      error: 'conflict',
+      message: 'an outcome has already been recorded for this trace',
+      details: { final_outcome: finalOutcome },
+      trace_id: traceId,
+    });
     const trace = await expectChain(tenant, traceId, [
       'trace_initiated',
       'identity_resolved',
@@ -195,8 +195,12 @@ describe('an approval racing a denial', () => {
     const [won, lost] = await inOrder(traceId, verdict(first, 'First Reviewer'), verdict(second, 'Second Reviewer'));
     expect(won.statusCode, won.body).toBe(200);
     expect(won.json().data).toMatchObject({ status, approver_name: 'First Reviewer' });
-    expectError(lost, 409, 'conflict');
-    expect(lost.json().details).toEqual({ status });
+    expectErrorBody(lost, 409, {
+      error: 'conflict',
+      message: `approval request is ${status}, not pending`,
+      details: { status },
+      trace_id: traceId,
+    });
     const trace = await expectChain(tenant, traceId, [...events]);
     expect(trace.final_outcome).toBe(finalOutcome);
     expect(trace.events[5]).toMatchObject({ actor_name: `Ada Admin <${tenant.email}>`, metadata: { approver_name: 'First Reviewer' } });

@@ -1,7 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectErrorBody } from './assertions.js';
-import { commitInvalidation, createTestApp, PASSWORD, request, signupTenant, TestClock, uniqueEmail, type TestApp } from './harness.js';
+import {
+  commitInvalidation,
+  createTestApp,
+  useTestApp,
+  PASSWORD,
+  request,
+  signupTenant,
+  TestClock,
+  uniqueEmail,
+  type TestApp,
+} from './harness.js';
 import { expectLimitHeaders, expectRateLimited, stopInWindow, WINDOW_MS } from './rate-limit-support.js';
 
 /*
@@ -10,11 +20,7 @@ import { expectLimitHeaders, expectRateLimited, stopInWindow, WINDOW_MS } from '
  */
 const PER_ADDRESS = 3;
 const clock = new TestClock();
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({ clock, env: { RATE_LIMIT_UNAUTHENTICATED: String(PER_ADDRESS) } });
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock, env: { RATE_LIMIT_UNAUTHENTICATED: String(PER_ADDRESS) } });
 
 const fromAddress = (
   remoteAddress: string,

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectErrorBody } from './assertions.js';
 import { client } from './client.js';
 import { action, createAgent } from './fixtures.js';
-import { createTestApp, keyWithScopes, request, signupTenant, TestClock, type Tenant, type TestApp } from './harness.js';
+import { createTestApp, useTestApp, keyWithScopes, request, signupTenant, TestClock, type Tenant } from './harness.js';
 import { expectLimitHeaders, expectRateLimited, stopInWindow, WINDOW_MS } from './rate-limit-support.js';
 
 /*
@@ -12,11 +12,7 @@ import { expectLimitHeaders, expectRateLimited, stopInWindow, WINDOW_MS } from '
 const EVALUATE = 3;
 const READ = 4;
 const clock = new TestClock();
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({ clock, env: { RATE_LIMIT_EVALUATE: String(EVALUATE), RATE_LIMIT_READ: String(READ) } });
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock, env: { RATE_LIMIT_EVALUATE: String(EVALUATE), RATE_LIMIT_READ: String(READ) } });
 
 const evaluateAs = (tenant: Tenant, agentId: string) =>
   request(t.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: action(agentId) });

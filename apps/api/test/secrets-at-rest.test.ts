@@ -2,12 +2,12 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { verify } from '@octokit/webhooks-methods';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runToExit, TEST_SECRETS_KEY } from '../../../test/processes.js';
+import { FAST_DISPATCH_ENV, runToExit, TEST_SECRETS_KEY } from '../../../test/processes.js';
 import { eventually, startReceiver, type Receiver } from '../../../test/receiver.js';
 import { blockActions, signedInteraction, startFakeSlack, type FakeSlack } from '../../../test/slack-api.js';
 import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, ownDatabase, PASSWORD, request, signupTenant, uniqueEmail, type Tenant, type TestApp } from './harness.js';
+import { createTestApp, PASSWORD, request, signupTenant, uniqueEmail, type Tenant, type TestApp, useTestApp } from './harness.js';
 import { evaluation } from './scenarios.js';
 
 /*
@@ -70,21 +70,11 @@ const storedChatSettings = async (t: TestApp, tenantId: string) =>
   )[0]!.settings;
 
 describe('secrets at rest', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({
-      jobs: true,
-      env: {
-        NODE_ENV: 'development',
-        DATABASE_URL: await ownDatabase(),
-        SLACK_API_URL: slack.apiUrl,
-        LOG_LEVEL: 'trace',
-        OUTBOX_POLL_MS: '50',
-        OUTBOX_LEASE_MS: '3000',
-      },
-    });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(() => ({
+    ownDatabase: true,
+    jobs: true,
+    env: { NODE_ENV: 'development', ...FAST_DISPATCH_ENV, SLACK_API_URL: slack.apiUrl, LOG_LEVEL: 'trace' },
+  }));
 
   it('stores the webhook secret and the bot secrets sealed, and deliveries, cards and callbacks still use them', async () => {
     const tenant = await signupTenant(t.app);
@@ -184,18 +174,12 @@ describe('secrets at rest', () => {
 
 describe('npm run secrets:rotate', () => {
   const NEW_KEY = Buffer.alloc(32, 9).toString('base64');
-  let databaseUrl: string;
-  let before: TestApp;
-  beforeAll(async () => {
-    databaseUrl = await ownDatabase();
-    before = await createTestApp({ env: { NODE_ENV: 'development', DATABASE_URL: databaseUrl, SLACK_API_URL: slack.apiUrl } });
-  });
-  afterAll(() => before.close());
+  const before = useTestApp(() => ({ ownDatabase: true, env: { NODE_ENV: 'development', SLACK_API_URL: slack.apiUrl } }));
 
   const rotate = () =>
     runToExit(process.execPath, ['packages/runtime/dist/cli/rotate-secrets.js'], {
       NODE_ENV: 'development',
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: before.runtime.config.databaseUrl!,
       SECRETS_KEY: NEW_KEY,
       SECRETS_KEY_PREVIOUS: TEST_SECRETS_KEY,
       LOG_LEVEL: 'warn',
@@ -243,7 +227,7 @@ describe('npm run secrets:rotate', () => {
 
     // The new key alone now reads everything.
     const after = await createTestApp({
-      env: { NODE_ENV: 'development', DATABASE_URL: databaseUrl, SLACK_API_URL: slack.apiUrl, SECRETS_KEY: NEW_KEY },
+      env: { NODE_ENV: 'development', DATABASE_URL: before.runtime.config.databaseUrl!, SLACK_API_URL: slack.apiUrl, SECRETS_KEY: NEW_KEY },
     });
     try {
       for (const endpoint of [sealed, { id: legacy.id, secret: legacySecret }]) {

@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, client } from './client.js';
-import { createTestApp, keyWithScopes, PASSWORD, signupTenant, type TestApp } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { client } from './client.js';
+import { useTestApp, keyWithScopes, PASSWORD, signupTenant } from './harness.js';
 
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp({ env: { LOG_LEVEL: 'trace' } });
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp({ env: { LOG_LEVEL: 'trace' } });
+const api = client(t);
 
 describe('secrets', () => {
   it('never appear in logs, and never in a response after creation', async () => {

@@ -1,8 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { readdirSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_DIR } from '../src/plugins/dashboard.js';
-import { createTestApp, request, signupTenant, type Tenant, type TestApp } from './harness.js';
+import { createTestApp, request, signupTenant, type Tenant, useTestApp } from './harness.js';
 
 const BASE_POLICY = "default-src 'self';base-uri 'none';form-action 'self';frame-ancestors 'none';object-src 'none'";
 /** With the hashes of the two <style> elements React Aria writes itself. */
@@ -58,13 +58,11 @@ describe.each([
   { publicUrl: 'http://127.0.0.1:4000', hsts: {} },
   { publicUrl: 'https://governance.example.test', hsts: { 'strict-transport-security': HSTS } },
 ])('security headers with PUBLIC_URL $publicUrl', ({ publicUrl, hsts }) => {
-  let t: TestApp;
+  const t = useTestApp({ env: { PUBLIC_URL: publicUrl } });
   let tenant: Tenant;
   beforeAll(async () => {
-    t = await createTestApp({ env: { PUBLIC_URL: publicUrl } });
     tenant = await signupTenant(t.app);
   });
-  afterAll(() => t?.close());
 
   it.each(answers(() => tenant))('on $what', async ({ url, credential, status, type, policy }) => {
     const response = await request(t.app, credential?.() ?? null, { method: 'GET', url });

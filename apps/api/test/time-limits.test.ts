@@ -2,13 +2,13 @@ import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { beforeAll, describe, expect, it, inject } from 'vitest';
 import { ConfigError, loadConfig } from '@agov/config';
 import { toErrorBody } from '../src/plugins/errors.js';
-import { expectError } from './assertions.js';
-import { type Client, client } from './client.js';
+import { expectErrorBody } from './assertions.js';
+import { client } from './client.js';
 import { createAgent } from './fixtures.js';
-import { createTestApp, signupTenant, type TestApp } from './harness.js';
+import { signupTenant, useTestApp } from './harness.js';
 
 /**
  * The two time limits: a client has REQUEST_TIMEOUT_MS to send its request, and PostgreSQL
@@ -17,18 +17,15 @@ import { createTestApp, signupTenant, type TestApp } from './harness.js';
 const REQUEST_TIMEOUT_MS = 500;
 const STATEMENT_TIMEOUT_MS = 300;
 
-let t: TestApp;
-let api: Client;
+const t = useTestApp({
+  env: { REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS) },
+});
+const api = client(t);
 let port: number;
 beforeAll(async () => {
-  t = await createTestApp({
-    env: { REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS) },
-  });
-  api = client(t.app);
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   port = (t.app.server.address() as AddressInfo).port;
 });
-afterAll(() => t.close());
 
 interface RawExchange {
   /** Everything the server sent before it closed the connection. */
@@ -158,8 +155,7 @@ describe('statement time limit (DATABASE_STATEMENT_TIMEOUT_MS)', () => {
         await tx`select id from agents where id = ${agent.id} for update`;
         return api.patch(tenant.admin, `/api/v1/agents/${agent.id}`, { autonomy_tier: 'high' });
       });
-      expectError(response, 503, 'service_unavailable');
-      expect(response.json().message).toBe('The database took too long to answer');
+      expectErrorBody(response, 503, { error: 'service_unavailable', message: 'The database took too long to answer' });
     } finally {
       await other.end();
     }

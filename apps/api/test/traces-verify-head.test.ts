@@ -1,17 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, gt } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { traceEvents } from '@agov/db';
 import { verifyTrace } from '@agov/domain';
 import { eventHash } from '@agov/domain/hash-chain';
-import { createTestApp, type TestApp } from './harness.js';
+import { useTestApp } from './harness.js';
 import { evaluatedTrace, traceOf, verification } from './scenarios.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 /** Deletes the trace's events past the first `keep`, as someone with database access could. */
 const truncate = (traceId: string, keep: number) =>

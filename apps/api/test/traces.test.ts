@@ -1,18 +1,13 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, client } from './client.js';
+import { describe, expect, it } from 'vitest';
+import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, signupTenant, type TestApp } from './harness.js';
+import { useTestApp, signupTenant } from './harness.js';
 import { evaluate, evaluatedTrace, verification } from './scenarios.js';
 
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp();
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const api = client(t);
 
 /**
  * The documented formula, implemented independently of the service's code:

@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectErrorBody, expectInvalidBody } from './assertions.js';
-import { type Client, client } from './client.js';
-import { createTestApp, PASSWORD, request, sessionWithRole, signupTenant, uniqueEmail, type TestApp } from './harness.js';
+import { client } from './client.js';
+import { useTestApp, PASSWORD, request, sessionWithRole, signupTenant, uniqueEmail } from './harness.js';
 
 const SIGNED_OUT = { error: 'unauthorized', message: 'Session expired or signed out' };
 const LAST_ADMIN = { error: 'conflict', message: 'A tenant must keep at least one admin' };
 
-let t: TestApp;
-let api: Client;
-beforeAll(async () => {
-  t = await createTestApp();
-  api = client(t.app);
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const api = client(t);
 
 describe('users', () => {
   it('an admin invites a reviewer, who can then sign in with that role', async () => {

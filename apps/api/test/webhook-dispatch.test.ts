@@ -1,12 +1,13 @@
 import { verify } from '@octokit/webhooks-methods';
 import { and, eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { outbox, webhookDeliveries } from '@agov/db';
+import { FAST_DISPATCH_ENV, FAST_RETRY_DELAYS_MS } from '../../../test/processes.js';
 import { eventually, startReceiver, type Receiver } from '../../../test/receiver.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, DISPATCH_DATABASES, signupTenant, type Tenant, type TestApp } from './harness.js';
+import { DISPATCH_DATABASES, signupTenant, type Tenant, useTestApp } from './harness.js';
 import { evaluation } from './scenarios.js';
 
 /*
@@ -14,28 +15,19 @@ import { evaluation } from './scenarios.js';
  * Redis). Development mode, so webhooks may go to plain http on the local host where the
  * receivers listen; retries and timers shortened.
  */
-const RETRY_DELAYS_MS = [150, 150, 150, 150];
-
 describe.each(Object.entries(DISPATCH_DATABASES))('dispatch on %s', (_name, database) => {
-  let t: TestApp;
-  let api: Client;
-  beforeAll(async () => {
-    t = await createTestApp({
-      jobs: true,
-      env: {
-        NODE_ENV: 'development',
-        ...(await database()),
-        WEBHOOK_RETRY_DELAYS_MS: RETRY_DELAYS_MS.join(','),
-        WEBHOOK_TIMEOUT_MS: '400',
-        OUTBOX_POLL_MS: '50',
-        OUTBOX_LEASE_MS: '3000',
-        AUDIT_BATCH_INTERVAL_MS: '500',
-        APPROVAL_EXPIRY_SWEEP_MS: '300',
-      },
-    });
-    api = client(t.app);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(async () => ({
+    jobs: true,
+    env: {
+      NODE_ENV: 'development',
+      ...(await database()),
+      ...FAST_DISPATCH_ENV,
+      WEBHOOK_TIMEOUT_MS: '400',
+      AUDIT_BATCH_INTERVAL_MS: '500',
+      APPROVAL_EXPIRY_SWEEP_MS: '300',
+    },
+  }));
+  const api = client(t);
 
   const receivers: Receiver[] = [];
   afterAll(() => Promise.all(receivers.map((r) => r.close())));
@@ -131,7 +123,7 @@ describe.each(Object.entries(DISPATCH_DATABASES))('dispatch on %s', (_name, data
       expect(new Set(attempts.map((a) => JSON.parse(a.body).id)).size).toBe(1);
       // The configured delays separate the attempts.
       for (let i = 1; i < attempts.length; i += 1)
-        expect(attempts[i]!.at - attempts[i - 1]!.at).toBeGreaterThanOrEqual(RETRY_DELAYS_MS[i - 1]! - 20);
+        expect(attempts[i]!.at - attempts[i - 1]!.at).toBeGreaterThanOrEqual(FAST_RETRY_DELAYS_MS[i - 1]! - 20);
       await new Promise((resolve) => setTimeout(resolve, 600));
       expect(hook.received).toHaveLength(5);
     });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthyAfterHanging } from '../../../test/hanging-endpoint.js';
+import { FAST_DISPATCH_ENV } from '../../../test/processes.js';
 import { eventually, startReceiver, type Receiver } from '../../../test/receiver.js';
-import { type Client, client } from './client.js';
+import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { createTestApp, DISPATCH_DATABASES, signupTenant, type TestApp } from './harness.js';
+import { DISPATCH_DATABASES, signupTenant, useTestApp } from './harness.js';
 import { evaluation } from './scenarios.js';
 import { sample, scrape } from './scrape.js';
 
@@ -16,29 +17,26 @@ import { sample, scrape } from './scrape.js';
 const TIMEOUT_MS = 3_000;
 
 describe.each(Object.entries(DISPATCH_DATABASES))('a hanging endpoint on %s', (_name, database) => {
-  let t: TestApp;
-  let api: Client;
+  const t = useTestApp(async () => ({
+    jobs: true,
+    env: {
+      NODE_ENV: 'development',
+      ...(await database()),
+      ...FAST_DISPATCH_ENV,
+      WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+      WEBHOOK_RETRY_DELAYS_MS: '60000,60000,60000,60000',
+      // Longer than any hanging post, so no effect is handed out again while its post waits.
+      OUTBOX_LEASE_MS: '60000',
+      METRICS_PORT: '0',
+    },
+  }));
+  const api = client(t);
   let metricsPort: number;
   const receivers: Receiver[] = [];
   beforeAll(async () => {
-    t = await createTestApp({
-      jobs: true,
-      env: {
-        NODE_ENV: 'development',
-        ...(await database()),
-        WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
-        WEBHOOK_RETRY_DELAYS_MS: '60000,60000,60000,60000',
-        OUTBOX_POLL_MS: '50',
-        METRICS_PORT: '0',
-      },
-    });
-    api = client(t.app);
     metricsPort = (await t.runtime.startMetricsServer())!;
   });
-  afterAll(async () => {
-    await Promise.all(receivers.map((r) => r.close()));
-    await t.close();
-  });
+  afterAll(() => Promise.all(receivers.map((r) => r.close())));
 
   /** A tenant whose every evaluation sends approval.requested to a receiver answering `answer`. */
   async function subscribedTenant(answer: 200 | 'never') {

@@ -1,25 +1,17 @@
+import { lookup } from 'node:dns/promises';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from '../../../test/receiver.js';
-import { expectError, fieldsOf } from './assertions.js';
-import { createTestApp, request, signupTenant, type Credential, type Tenant, type TestApp } from './harness.js';
+import { expectValidationError } from './assertions.js';
+import { request, signupTenant, type Credential, type Tenant, type TestApp, useTestApp } from './harness.js';
 
 // CONTRACT "Hardening decisions", webhook targets: only production blocks the non-unicast
 // ranges (checked on create, PATCH, test and every send); development also takes plain
 // http on the local host. Both apps share the harness's database.
-let prod: TestApp;
-let dev: TestApp;
-beforeAll(async () => {
-  [prod, dev] = await Promise.all([
-    createTestApp({ env: { NODE_ENV: 'production' } }),
-    createTestApp({ env: { NODE_ENV: 'development', WEBHOOK_TIMEOUT_MS: '2000' } }),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([prod?.close(), dev?.close()]);
-});
+const prod = useTestApp({ env: { NODE_ENV: 'production' } });
+const dev = useTestApp({ env: { NODE_ENV: 'development', WEBHOOK_TIMEOUT_MS: '2000' } });
 
 /** A public unicast IP literal: production accepts it without resolving any name. */
 const PUBLIC_URL = 'https://93.184.215.14/hook';
@@ -42,13 +34,12 @@ async function createdId(app: App, credential: Credential, url: string): Promise
 }
 
 /** A 400 `validation_error` naming only `url`, with exactly this reason. */
-function expectUrlRefused(response: Awaited<ReturnType<typeof create>>, reason: string | RegExp) {
-  expectError(response, 400, 'validation_error');
-  expect(fieldsOf(response)[0]).toBe('url');
-  const message = typeof reason === 'string' ? reason : expect.stringMatching(reason);
-  expect(response.json().details).toEqual({ fields: [{ field: 'url', message }] });
-  expect(response.json().message).toBe(`url ${response.json().details.fields[0].message}`);
+function expectUrlRefused(response: Awaited<ReturnType<typeof create>>, reason: string) {
+  expectValidationError(response, `url ${reason}`, [{ field: 'url', message: reason }]);
 }
+
+/** The address this machine resolves `localhost` to first (127.0.0.1, or ::1 where IPv6 comes first). */
+const LOCALHOST = (await lookup('localhost', { all: true }))[0]!.address;
 
 const blocked = (address: string, range: string) => `points to a blocked address: ${address} (${range})`;
 
@@ -60,7 +51,7 @@ describe('webhook targets in production', () => {
     endpointId = await createdId(prod.app, tenant.admin, PUBLIC_URL);
   });
 
-  it.each<[string, string | RegExp]>([
+  it.each<[string, string]>([
     ['https://127.0.0.1/', blocked('127.0.0.1', 'loopback')],
     ['https://127.1.2.3/', blocked('127.1.2.3', 'loopback')],
     ['https://10.0.0.1/', blocked('10.0.0.1', 'private')],
@@ -85,7 +76,7 @@ describe('webhook targets in production', () => {
     ['https://2130706433/', blocked('127.0.0.1', 'loopback')],
     ['https://0x7f.1/', blocked('127.0.0.1', 'loopback')],
     ['https://017700000001/', blocked('127.0.0.1', 'loopback')],
-    ['https://localhost/', /^names localhost, which resolves to a blocked address: (127\.0\.0\.1|::1) \(loopback\)$/],
+    ['https://localhost/', `names localhost, which resolves to a blocked address: ${LOCALHOST} (loopback)`],
     ['http://93.184.215.14/', 'must use https'],
   ])('refuses %s at create and at PATCH: %s', async (url, reason) => {
     expectUrlRefused(await create(prod.app, tenant.admin, url), reason);

@@ -1,21 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { verify } from '@octokit/webhooks-methods';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { webhookDeliveries, webhookEndpoints } from '@agov/db';
 import { startReceiver, type Received } from '../../../test/receiver.js';
-import { expectError, fieldsOf } from './assertions.js';
-import { type Client, client } from './client.js';
-import { createTestApp, request, signupTenant, TestClock, type Credential, type TestApp } from './harness.js';
+import { expectErrorBody, expectInvalidQuery, expectValidationError, invalidBody, MALFORMED_ID, notFound, ONE_OF } from './assertions.js';
+import { client } from './client.js';
+import { useTestApp, request, signupTenant, TestClock, type Credential, type TestApp } from './harness.js';
 
-let t: TestApp;
-let api: Client;
 const clock = new TestClock();
-beforeAll(async () => {
-  t = await createTestApp({ clock });
-  api = client(t.app);
+const t = useTestApp({ clock });
+const api = client(t);
+
+const ENDPOINT_NOT_FOUND = notFound('Webhook endpoint');
+
+/** The 400 of a URL the service will not send to, and why. */
+const urlRefused = (reason: string) => ({
+  error: 'validation_error',
+  message: `url ${reason}`,
+  details: { fields: [{ field: 'url', message: reason }] },
 });
-afterAll(() => t.close());
 
 // Production resolves a host name at create; a public address literal needs no DNS.
 const HOOK_URL = 'https://93.184.215.14/agov';
@@ -120,51 +124,69 @@ describe('webhook endpoints', () => {
   });
 
   it.each([
-    ['a missing url', { events: ['approval.requested'] }, 'url'],
-    ['a missing events list', { url: HOOK_URL }, 'events'],
-    ['an empty events list', { url: HOOK_URL, events: [] }, 'events'],
-    ['an unknown event', { url: HOOK_URL, events: ['approval.exploded'] }, 'events.0'],
-    ['a duplicated event', { url: HOOK_URL, events: ['audit.event', 'audit.event'] }, 'events'],
-    ['an unknown field', { url: HOOK_URL, events: ['audit.event'], secret: 'f'.repeat(64) }, 'secret'],
-    ['a server-owned field', { url: HOOK_URL, events: ['audit.event'], is_active: false }, 'is_active'],
-    ['a plain-http url outside development', { url: 'http://hooks.example.com/agov', events: ['audit.event'] }, 'url'],
-    ['a url that is not one', { url: 'not a url', events: ['audit.event'] }, 'url'],
-    ['an overlong url', { url: `https://hooks.example.com/${'a'.repeat(2048)}`, events: ['audit.event'] }, 'url'],
-    ['an overlong description', { url: HOOK_URL, events: ['audit.event'], description: 'd'.repeat(501) }, 'description'],
-  ])('refuses a create with %s: 400', async (_label, payload, field) => {
+    ['a missing url', { events: ['approval.requested'] }, invalidBody([['url', 'is required']])],
+    ['a missing events list', { url: HOOK_URL }, invalidBody([['events', 'is required']])],
+    ['an empty events list', { url: HOOK_URL, events: [] }, invalidBody([['events', 'must NOT have fewer than 1 items']])],
+    [
+      'an unknown event',
+      { url: HOOK_URL, events: ['approval.exploded'] },
+      invalidBody([['events.0', 'must be equal to one of the allowed values']]),
+    ],
+    [
+      'a duplicated event',
+      { url: HOOK_URL, events: ['audit.event', 'audit.event'] },
+      invalidBody([['events', 'must NOT have duplicate items (items ## 1 and 0 are identical)']]),
+    ],
+    ['an unknown field', { url: HOOK_URL, events: ['audit.event'], secret: 'f'.repeat(64) }, invalidBody([['secret', 'is not allowed']])],
+    ['a server-owned field', { url: HOOK_URL, events: ['audit.event'], is_active: false }, invalidBody([['is_active', 'is not allowed']])],
+    [
+      'a plain-http url outside development',
+      { url: 'http://hooks.example.com/agov', events: ['audit.event'] },
+      urlRefused('must use https'),
+    ],
+    ['a url that is not one', { url: 'not a url', events: ['audit.event'] }, urlRefused('must be an absolute URL')],
+    [
+      'an overlong url',
+      { url: `https://hooks.example.com/${'a'.repeat(2048)}`, events: ['audit.event'] },
+      invalidBody([['url', 'must NOT have more than 2048 characters']]),
+    ],
+    [
+      'an overlong description',
+      { url: HOOK_URL, events: ['audit.event'], description: 'd'.repeat(501) },
+      invalidBody([['description', 'must NOT have more than 500 characters']]),
+    ],
+  ])('refuses a create with %s: 400', async (_label, payload, body) => {
     const tenant = await signupTenant(t.app);
     const response = await api.post(tenant.admin, '/api/v1/webhooks', payload);
-    expectError(response, 400, 'validation_error');
-    expect(fieldsOf(response)[0]).toBe(field);
+    expectErrorBody(response, 400, body);
   });
 
   it.each([
-    ['no fields', {}, '(body)'],
-    ['an empty events list', { events: [] }, 'events'],
-    ['a plain-http url', { url: 'http://hooks.example.com/agov' }, 'url'],
-    ['a non-boolean is_active', { is_active: 'no' }, 'is_active'],
-    ['an unknown field', { secret: 'f'.repeat(64) }, 'secret'],
-  ])('refuses a PATCH with %s: 400', async (_label, payload, field) => {
+    ['no fields', {}, invalidBody([['(body)', 'must NOT have fewer than 1 properties']])],
+    ['an empty events list', { events: [] }, invalidBody([['events', 'must NOT have fewer than 1 items']])],
+    ['a plain-http url', { url: 'http://hooks.example.com/agov' }, urlRefused('must use https')],
+    ['a non-boolean is_active', { is_active: 'no' }, invalidBody([['is_active', 'must be boolean']])],
+    ['an unknown field', { secret: 'f'.repeat(64) }, invalidBody([['secret', 'is not allowed']])],
+  ])('refuses a PATCH with %s: 400', async (_label, payload, body) => {
     const tenant = await signupTenant(t.app);
     const created = await createEndpoint(t.app, tenant.admin);
     const response = await api.patch(tenant.admin, `/api/v1/webhooks/${created.id}`, payload);
-    expectError(response, 400, 'validation_error');
-    expect(fieldsOf(response)).toContain(field);
+    expectErrorBody(response, 400, body);
   });
 
   it("answers 404 for another tenant's endpoint on every route and leaves it untouched", async () => {
     const owner = await signupTenant(t.app);
     const other = await signupTenant(t.app);
     const created = await createEndpoint(t.app, owner.admin);
-    for (const [method, url, payload] of [
-      ['GET', `/api/v1/webhooks/${created.id}`, undefined],
-      ['PATCH', `/api/v1/webhooks/${created.id}`, { is_active: false }],
-      ['DELETE', `/api/v1/webhooks/${created.id}`, undefined],
-      ['GET', `/api/v1/webhooks/${created.id}/deliveries`, undefined],
-      ['POST', `/api/v1/webhooks/${created.id}/test`, undefined],
-      ['GET', '/api/v1/webhooks/not-a-uuid', undefined],
+    for (const [method, url, payload, body] of [
+      ['GET', `/api/v1/webhooks/${created.id}`, undefined, ENDPOINT_NOT_FOUND],
+      ['PATCH', `/api/v1/webhooks/${created.id}`, { is_active: false }, ENDPOINT_NOT_FOUND],
+      ['DELETE', `/api/v1/webhooks/${created.id}`, undefined, ENDPOINT_NOT_FOUND],
+      ['GET', `/api/v1/webhooks/${created.id}/deliveries`, undefined, ENDPOINT_NOT_FOUND],
+      ['POST', `/api/v1/webhooks/${created.id}/test`, undefined, ENDPOINT_NOT_FOUND],
+      ['GET', '/api/v1/webhooks/not-a-uuid', undefined, MALFORMED_ID],
     ] as const) {
-      expectError(await request(t.app, other.admin, { method, url, payload }), 404, 'not_found');
+      expectErrorBody(await request(t.app, other.admin, { method, url, payload }), 404, body);
     }
     expect((await api.get(other.admin, '/api/v1/webhooks')).json()).toEqual({ data: [] });
     const still = await api.get(owner.admin, `/api/v1/webhooks/${created.id}`);
@@ -181,8 +203,8 @@ describe('webhook endpoints', () => {
     expect(deleted.statusCode).toBe(204);
     expect(deleted.body).toBe('');
     expect(await deliveriesOf(created.id)).toHaveLength(0);
-    expectError(await api.get(tenant.admin, `/api/v1/webhooks/${created.id}`), 404, 'not_found');
-    expectError(await api.delete(tenant.admin, `/api/v1/webhooks/${created.id}`), 404, 'not_found');
+    expectErrorBody(await api.get(tenant.admin, `/api/v1/webhooks/${created.id}`), 404, ENDPOINT_NOT_FOUND);
+    expectErrorBody(await api.delete(tenant.admin, `/api/v1/webhooks/${created.id}`), 404, ENDPOINT_NOT_FOUND);
   });
 });
 
@@ -242,7 +264,12 @@ describe('GET /api/v1/webhooks/:id/deliveries', () => {
     expect(delivered.json().data.map((d: { id: string }) => d.id)).toEqual([rows[3]!.id, rows[0]!.id]);
     expect((await list('?limit=2')).json().data.map((d: { id: string }) => d.id)).toEqual([rows[4]!.id, rows[3]!.id]);
     expect((await list('?status=delivered&limit=1')).json().data).toHaveLength(1);
-    for (const query of ['?limit=101', '?limit=0', '?status=lost']) expectError(await list(query), 400, 'validation_error');
+    for (const [query, problem] of [
+      ['limit=101', 'must be <= 100'],
+      ['limit=0', 'must be >= 1'],
+      ['status=lost', ONE_OF],
+    ] as const)
+      expectInvalidQuery(await list(`?${query}`), [[query.split('=')[0]!, problem]]);
   });
 
   it("does not show another endpoint's deliveries", async () => {
@@ -257,11 +284,7 @@ describe('GET /api/v1/webhooks/:id/deliveries', () => {
 
 describe('POST /api/v1/webhooks/:id/test', () => {
   // Development mode accepts plain http on the local host, where the receiver listens.
-  let dev: TestApp;
-  beforeAll(async () => {
-    dev = await createTestApp({ env: { NODE_ENV: 'development', WEBHOOK_TIMEOUT_MS: '1000' } });
-  });
-  afterAll(() => dev.close());
+  const dev = useTestApp({ env: { NODE_ENV: 'development', WEBHOOK_TIMEOUT_MS: '1000' } });
 
   const sendTest = (app: TestApp['app'], credential: Credential, id: string) =>
     request(app, credential, { method: 'POST', url: `/api/v1/webhooks/${id}/test` });
@@ -347,7 +370,6 @@ describe('POST /api/v1/webhooks/:id/test', () => {
       url: `/api/v1/webhooks/${created.id}/test`,
       payload: { event: 'approval.requested' },
     });
-    expectError(response, 400, 'validation_error');
-    expect(fieldsOf(response)).toEqual(['event']);
+    expectValidationError(response, 'This endpoint takes no body', [{ field: 'event', message: 'is not allowed' }]);
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { action, createAgent, createPolicy } from '../../api/test/fixtures.js';
-import { createTestApp, request, signupTenant, type TestApp } from '../../api/test/harness.js';
+import { request, signupTenant, useTestApp } from '../../api/test/harness.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const tsx = join(root, 'node_modules/.bin/tsx');
@@ -16,12 +16,11 @@ function verifyTrace(file: string) {
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-let t: TestApp;
+const t = useTestApp();
 let dir: string;
 let trace: { id: string; events: { id: string; description: string }[] };
 
 beforeAll(async () => {
-  t = await createTestApp();
   dir = mkdtempSync(join(tmpdir(), 'agov-verify-'));
   const tenant = await signupTenant(t.app);
   const agent = await createAgent(t.app, tenant.admin);
@@ -33,10 +32,7 @@ beforeAll(async () => {
   });
   trace = (await request(t.app, tenant.runtimeKey, { method: 'GET', url: `/api/v1/traces/${evaluated.json().trace_id}` })).json();
 });
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  await t.close();
-});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function write(name: string, content: unknown): string {
   const path = join(dir, name);

@@ -1,5 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAST_DISPATCH_ENV } from '../../../test/processes.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../../../test/smtp-receiver.js';
 import {
   callApi,
@@ -22,7 +23,7 @@ describe('confirming a reviewer address', () => {
 
   beforeAll(async () => {
     smtp = await startSmtpReceiver();
-    [service, browser] = await Promise.all([startService({ SMTP_URL: smtp.url, OUTBOX_POLL_MS: '50' }), launchBrowser()]);
+    [service, browser] = await Promise.all([startService({ SMTP_URL: smtp.url, ...FAST_DISPATCH_ENV }), launchBrowser()]);
   });
   afterAll(async () => {
     await browser?.close();

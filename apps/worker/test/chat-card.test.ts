@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatMessages } from '@agov/db';
-import { dropRedisPrefixes, startWorker, type Started } from '../../../test/processes.js';
+import { dropRedisPrefixes, FAST_DISPATCH_ENV, startWorker, type Started } from '../../../test/processes.js';
 import { eventually } from '../../../test/receiver.js';
 import { blockActions, type FakeSlack, signedInteraction, startFakeSlack } from '../../../test/slack-api.js';
 import { action, createAgent, createPolicy } from '../../api/test/fixtures.js';
-import { createTestApp, ownDatabase, PASSWORD, request, signupTenant, uniqueEmail, type TestApp } from '../../api/test/harness.js';
+import { ownDatabase, PASSWORD, request, signupTenant, uniqueEmail, useTestApp } from '../../api/test/harness.js';
 
 /*
  * With REDIS_URL the API records the card and its update; a worker process posts them to the
@@ -15,33 +15,33 @@ import { createTestApp, ownDatabase, PASSWORD, request, signupTenant, uniqueEmai
 const SHARED_REDIS = 'redis://127.0.0.1:6379';
 const prefix = `agov-test-${randomUUID()}`;
 
+/** What the API and its worker run with. */
+let env: Record<string, string>;
 let slack: FakeSlack;
-let api: TestApp;
-let worker: Started;
 beforeAll(async () => {
   slack = await startFakeSlack();
-  const env = {
+  env = {
     NODE_ENV: 'production',
     DATABASE_URL: await ownDatabase(),
     REDIS_URL: SHARED_REDIS,
     QUEUE_PREFIX: prefix,
     SLACK_API_URL: slack.apiUrl,
     PUBLIC_URL: 'https://governance.example.test',
-    WEBHOOK_RETRY_DELAYS_MS: '200,200,200,200',
-    OUTBOX_POLL_MS: '50',
-    OUTBOX_LEASE_MS: '2000',
+    ...FAST_DISPATCH_ENV,
     LOG_LEVEL: 'info',
     MIGRATE_ON_START: 'false',
   };
-  api = await createTestApp({ env, jobs: true });
-  worker = await startWorker(env);
 });
 afterAll(async () => {
-  await worker?.stop('SIGKILL');
-  await api?.close();
   await slack?.close();
   await dropRedisPrefixes(SHARED_REDIS, [prefix]);
 });
+const api = useTestApp(() => ({ env, jobs: true }));
+let worker: Started;
+beforeAll(async () => {
+  worker = await startWorker(env);
+});
+afterAll(() => worker?.stop('SIGKILL'));
 
 describe('chat cards with the worker as its own process', () => {
   it('posts the card, and updates it after a press on Approve', async () => {

@@ -17,48 +17,9 @@ const facts = (approval: Partial<ApprovalEmailFacts['approval']> = {}, agentName
   publicUrl: 'https://governance.example.com',
 });
 
+// The message's full text is asserted once, as a reviewer receives it, in apps/api/test/approval-email.test.ts;
+// here, what no real request would show: hostile values.
 describe('approvalEmail', () => {
-  it('names the agent and operation in the subject, and every fact and the link in both parts', () => {
-    expect(approvalEmail(facts())).toEqual({
-      subject: 'Approval required: invoice-bot wants to write on github',
-      text: [
-        'invoice-bot asks for approval before it acts.',
-        '',
-        'Agent:          invoice-bot',
-        'Operation:      write',
-        'Integration:    github',
-        'Resource:       repo/app',
-        'Risk:           high',
-        'Classification: confidential',
-        'Reason:         Repository writes need a human reviewer.',
-        '',
-        'Review the request: https://governance.example.com/approvals/4b1f0e9c-1d2a-4c3b-9e8f-0a1b2c3d4e5f',
-        'It expires at 2026-11-02T09:00:00.000Z unless someone decides it first.',
-        '',
-      ].join('\n'),
-      html: [
-        '<!doctype html>',
-        '<html>',
-        '<body style="font-family: sans-serif; line-height: 1.4">',
-        '<p>invoice-bot asks for approval before it acts.</p>',
-        '<table cellpadding="4" cellspacing="0">',
-        '<tr><th align="left">Agent</th><td>invoice-bot</td></tr>',
-        '<tr><th align="left">Operation</th><td>write</td></tr>',
-        '<tr><th align="left">Integration</th><td>github</td></tr>',
-        '<tr><th align="left">Resource</th><td>repo/app</td></tr>',
-        '<tr><th align="left">Risk</th><td>high</td></tr>',
-        '<tr><th align="left">Classification</th><td>confidential</td></tr>',
-        '<tr><th align="left">Reason</th><td>Repository writes need a human reviewer.</td></tr>',
-        '</table>',
-        '<p><a href="https://governance.example.com/approvals/4b1f0e9c-1d2a-4c3b-9e8f-0a1b2c3d4e5f">Review the request</a></p>',
-        '<p>It expires at 2026-11-02T09:00:00.000Z unless someone decides it first.</p>',
-        '</body>',
-        '</html>',
-        '',
-      ].join('\n'),
-    });
-  });
-
   it('escapes every value in the HTML part', () => {
     const { html } = approvalEmail(
       facts({ resourceScope: `repo/<script>alert('x')</script>`, flagReason: 'Writes & deletes need "two" people.' }, 'Tom <b>&</b> Jerry'),

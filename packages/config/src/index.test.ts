@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './index.js';
+
+/*
+ * The defaults the spec and the CONTRACT give, with nothing set: every test app and process sets
+ * its own short timers, so only these tests see the ones a deployment runs with.
+ */
+describe('loadConfig with nothing set', () => {
+  const config = loadConfig({});
+
+  it("retries a failed webhook after the spec's 1 minute, 5 minutes, 30 minutes and 2 hours: 5 attempts in all", () => {
+    expect(config.webhookRetryDelaysMs).toEqual([60_000, 300_000, 1_800_000, 7_200_000]);
+  });
+
+  it('gives the timers and limits the CONTRACT names their defaults', () => {
+    expect({
+      mode: config.mode,
+      host: config.host,
+      port: config.port,
+      webhookTimeoutMs: config.webhookTimeoutMs,
+      approvalExpirySweepMs: config.approvalExpirySweepMs,
+      auditBatchIntervalMs: config.auditBatchIntervalMs,
+      requestTimeoutMs: config.requestTimeoutMs,
+      databaseStatementTimeoutMs: config.databaseStatementTimeoutMs,
+      publicUrl: config.publicUrl,
+      slackApiUrl: config.slackApiUrl,
+      dataDir: config.dataDir,
+      migrateOnStart: config.migrateOnStart,
+      exportMaxRows: config.exportMaxRows,
+      trustProxy: config.trustProxy,
+      rateLimits: config.rateLimits,
+    }).toEqual({
+      mode: 'production',
+      host: '127.0.0.1',
+      port: 4000,
+      webhookTimeoutMs: 10_000,
+      approvalExpirySweepMs: 30_000,
+      auditBatchIntervalMs: 300_000,
+      requestTimeoutMs: 30_000,
+      databaseStatementTimeoutMs: 15_000,
+      publicUrl: 'http://127.0.0.1:4000',
+      slackApiUrl: 'https://slack.com/api',
+      dataDir: './.data',
+      migrateOnStart: true,
+      exportMaxRows: 100_000,
+      trustProxy: false,
+      // Per tenant the plan decides; per client address 30 a minute.
+      rateLimits: { evaluate: null, read: null, write: null, unauthenticated: 30, chatCallback: 600 },
+    });
+  });
+
+  it('takes an empty WEBHOOK_RETRY_DELAYS_MS as unset, and a list as given', () => {
+    expect(loadConfig({ WEBHOOK_RETRY_DELAYS_MS: '' }).webhookRetryDelaysMs).toEqual([60_000, 300_000, 1_800_000, 7_200_000]);
+    expect(loadConfig({ WEBHOOK_RETRY_DELAYS_MS: '100, 200' }).webhookRetryDelaysMs).toEqual([100, 200]);
+  });
+});
