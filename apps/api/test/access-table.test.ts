@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agents, approvalRequests, policyRules, users, webhookEndpoints } from '@agov/db';
-import { expectErrorBody, notFound } from './assertions.js';
+import { expectErrorBody, FORBIDDEN, notFound } from './assertions.js';
 import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
 import {
@@ -127,6 +127,9 @@ const call = (row: Row, credential: Credential) =>
     payload: row.method === 'GET' || row.method === 'DELETE' ? undefined : {},
   });
 
+/** The role a refused caller is told it needs: the least the row admits (viewer < reviewer < admin). */
+const leastRole = (row: Row) => ['viewer', 'reviewer', 'admin'].find((role) => row.roles.includes(role));
+
 /** Admitted means past the access check, and never a server error. */
 const admittedCleanly = (status: number) => status !== 401 && status !== 403 && status < 500;
 
@@ -154,7 +157,11 @@ describe('endpoint access table', () => {
         const admitted = row.scope !== 'none' && (row.scope === 'any' || scope === 'admin' || scope === row.scope);
         const response = await call(row, keys[scope]!);
         if (admitted) expect(admittedCleanly(response.statusCode), `${scope}: ${response.statusCode} ${response.body}`).toBe(true);
-        else expect(response.statusCode, `${scope} should be refused`).toBe(403);
+        else
+          expectErrorBody(response, 403, {
+            ...FORBIDDEN,
+            details: row.scope === 'none' ? { required_role: leastRole(row), role: null } : { required_scope: row.scope, scopes: [scope] },
+          });
       }
     });
 
@@ -164,7 +171,11 @@ describe('endpoint access table', () => {
         const response = await call(row, await sessionWithRole(t.app, tenant, role));
         if (row.roles.includes(role))
           expect(admittedCleanly(response.statusCode), `${role}: ${response.statusCode} ${response.body}`).toBe(true);
-        else expect(response.statusCode, `${role} should be refused`).toBe(403);
+        else
+          expectErrorBody(response, 403, {
+            ...FORBIDDEN,
+            details: row.roles.length === 0 ? { required_scope: row.scope, scopes: [] } : { required_role: leastRole(row), role },
+          });
       }
     });
   });

@@ -4,7 +4,7 @@ import { outbox } from '@agov/db';
 import { FAST_DISPATCH_ENV, FAST_RETRY_DELAYS_MS } from '../../../test/processes.js';
 import { eventually } from '../../../test/receiver.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../../../test/smtp-receiver.js';
-import { expectErrorBody, expectInvalidBody, expectValidationError } from './assertions.js';
+import { expectErrorBody, FORBIDDEN, expectInvalidBody, expectValidationError } from './assertions.js';
 import { client } from './client.js';
 import { action } from './fixtures.js';
 import {
@@ -122,7 +122,6 @@ describe('notification settings', () => {
     expect((await putSettings(t, { apiKey: adminKey.apiKey }, body)).json()).toEqual(saved);
     expect((await api.get({ apiKey: adminKey.apiKey }, SETTINGS)).json()).toEqual(saved);
 
-    const forbidden = { error: 'forbidden', message: 'This credential may not perform this action' };
     const approvalsKey = await keyWithScopes(t.app, tenant, ['approvals:read', 'approvals:write']);
     const reviewer = await sessionWithRole(t.app, tenant, 'reviewer');
     for (const credential of [
@@ -131,11 +130,11 @@ describe('notification settings', () => {
       reviewer,
       await sessionWithRole(t.app, tenant, 'viewer'),
     ]) {
-      expectErrorBody(await api.get(credential, SETTINGS), 403, forbidden);
+      expectErrorBody(await api.get(credential, SETTINGS), 403, FORBIDDEN);
     }
     const intrusion = { email_enabled: true, reviewer_emails: ['intruder@example.test'] };
-    expectErrorBody(await putSettings(t, reviewer, intrusion), 403, forbidden);
-    expectErrorBody(await putSettings(t, { apiKey: approvalsKey.apiKey }, intrusion), 403, forbidden);
+    expectErrorBody(await putSettings(t, reviewer, intrusion), 403, FORBIDDEN);
+    expectErrorBody(await putSettings(t, { apiKey: approvalsKey.apiKey }, intrusion), 403, FORBIDDEN);
     expectErrorBody(await api.get(null, SETTINGS), 401, { error: 'unauthorized', message: expect.any(String) });
     expect(await settingsOf(tenant)).toEqual(saved);
   });

@@ -48,7 +48,15 @@ export const UNAUTHENTICATED = {
 } as const;
 
 /** The 403 of a credential that lacks the scope or role a route needs. */
-export const FORBIDDEN = { error: 'forbidden', message: 'This credential may not perform this action' } as const;
+/**
+ * The 403 of a credential without the scope or role a route needs. Its details name what was
+ * needed and what the credential has; access-table.test.ts asserts them for every route.
+ */
+export const FORBIDDEN = {
+  error: 'forbidden',
+  message: 'This credential may not perform this action',
+  details: expect.any(Object) as Record<string, unknown>,
+} as const;
 
 /** The 404 of an id, well formed, that names no `resource` of the caller's tenant (another tenant's included). */
 export const notFound = (resource: string) => ({ error: 'not_found', message: `${resource} not found` });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeStripe, signedDelivery, startFakeStripe, stripeEvent } from '../../../test/stripe-api.js';
-import { expectErrorBody, expectInvalidBody, ISO_TIME } from './assertions.js';
+import { expectErrorBody, FORBIDDEN, expectInvalidBody, ISO_TIME } from './assertions.js';
 import { client } from './client.js';
 import { keyWithScopes, sessionWithRole, signupTenant, type Tenant, useTestApp } from './harness.js';
 
@@ -216,10 +216,7 @@ describe('access', () => {
       ];
       const calls = stripe.calls.length;
       for (const credential of refused) {
-        expectErrorBody(await api.post(credential, url, payload), 403, {
-          error: 'forbidden',
-          message: 'This credential may not perform this action',
-        });
+        expectErrorBody(await api.post(credential, url, payload), 403, FORBIDDEN);
       }
       expect((await api.post(null, url, payload)).statusCode).toBe(401);
       expect(stripe.calls).toHaveLength(calls);

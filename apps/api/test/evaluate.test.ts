@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { approvalRequests, outbox } from '@agov/db';
 import { WEBHOOK_EVENTS } from '@agov/domain';
-import { expectErrorBody, expectInvalidBody } from './assertions.js';
+import { expectErrorBody, FORBIDDEN, expectInvalidBody } from './assertions.js';
 import { client } from './client.js';
 import { action, createPolicy } from './fixtures.js';
 import { useTestApp, keyWithScopes, type Tenant } from './harness.js';
@@ -303,9 +303,14 @@ describe('evaluate errors and access', () => {
   it('needs the evaluate scope; dashboard sessions may not evaluate', async () => {
     const { tenant, agent } = await tenantWithAgent(t.app);
     const reader = await keyWithScopes(t.app, tenant, ['agents:read']);
-    const forbidden = { error: 'forbidden', message: 'This credential may not perform this action' };
-    expectErrorBody(await api.post(reader, '/api/v1/evaluate', action(agent.id)), 403, forbidden);
-    expectErrorBody(await api.post(tenant.admin, '/api/v1/evaluate', action(agent.id)), 403, forbidden);
+    expectErrorBody(await api.post(reader, '/api/v1/evaluate', action(agent.id)), 403, {
+      ...FORBIDDEN,
+      details: { required_scope: 'evaluate', scopes: ['agents:read'] },
+    });
+    expectErrorBody(await api.post(tenant.admin, '/api/v1/evaluate', action(agent.id)), 403, {
+      ...FORBIDDEN,
+      details: { required_scope: 'evaluate', scopes: [] },
+    });
     expectErrorBody(await api.post(null, '/api/v1/evaluate', action(agent.id)), 401, {
       error: 'unauthorized',
       message: 'Authentication required: send Authorization: Bearer <API key> or sign in',

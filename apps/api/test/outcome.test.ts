@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { outbox } from '@agov/db';
-import { expectErrorBody, expectInvalidBody } from './assertions.js';
+import { expectErrorBody, FORBIDDEN, expectInvalidBody } from './assertions.js';
 import { useTestApp, keyWithScopes, request, sessionWithRole, signupTenant, TestClock, type Tenant } from './harness.js';
 import { decide, evaluatedTrace, eventTypes, recordOutcome, traceOf, verification } from './scenarios.js';
 
@@ -241,8 +241,8 @@ describe('unknown traces, bad bodies and access', () => {
     const { tenant, traceId } = await evaluatedTrace(t.app, 'allow');
     const reader = await keyWithScopes(t.app, tenant, ['traces:read']);
     expectErrorBody(await recordOutcome(t.app, reader, traceId, { status: 'success' }), 403, {
-      error: 'forbidden',
-      message: 'This credential may not perform this action',
+      ...FORBIDDEN,
+      details: { required_scope: 'traces:write', scopes: ['traces:read'] },
     });
     const viewer = await sessionWithRole(t.app, tenant, 'viewer');
     expect((await recordOutcome(t.app, viewer, traceId, { status: 'success' })).statusCode).toBe(204);

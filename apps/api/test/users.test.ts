@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectErrorBody, expectInvalidBody } from './assertions.js';
+import { expectErrorBody, FORBIDDEN, expectInvalidBody } from './assertions.js';
 import { client } from './client.js';
 import { useTestApp, PASSWORD, request, sessionWithRole, signupTenant, uniqueEmail } from './harness.js';
 
@@ -87,8 +87,8 @@ describe('users', () => {
     const tenant = await signupTenant(t.app);
     const reviewer = await sessionWithRole(t.app, tenant, 'reviewer');
     expectErrorBody(await api.get(reviewer, '/api/v1/users'), 403, {
-      error: 'forbidden',
-      message: 'This credential may not perform this action',
+      ...FORBIDDEN,
+      details: { required_role: 'admin', role: 'reviewer' },
     });
   });
 });

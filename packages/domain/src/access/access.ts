@@ -45,9 +45,25 @@ export interface Access {
 
 export function authorize(principal: Principal, access: Access): void {
   if (!isAllowed(principal, access)) {
-    throw new AppError('forbidden', 'This credential may not perform this action');
+    throw new AppError('forbidden', 'This credential may not perform this action', refusalDetails(principal, access));
   }
 }
+
+/**
+ * What the refused caller would need, and what it has (CONTRACT, integration decisions): a
+ * scope and the key's scopes, or a role and the session's role. A key on a route for sessions
+ * only is told the role it would need (it has none); a session on a route for keys only, the
+ * scope (it has none).
+ */
+function refusalDetails(principal: Principal, { scope, roles }: Access): Record<string, unknown> {
+  if (principal.kind === 'api_key')
+    return scope === null ? { required_role: leastRole(roles), role: null } : { required_scope: scope, scopes: principal.scopes };
+  return roles === null ? { required_scope: scope, scopes: [] } : { required_role: leastRole(roles), role: principal.role };
+}
+
+/** The least of the roles a route admits: each role may do what the ones below it may. */
+const leastRole = (roles: Access['roles']): Role | null =>
+  roles === 'any' ? 'viewer' : (ROLES.filter((role) => roles?.includes(role)).at(-1) ?? null);
 
 function isAllowed(principal: Principal, { scope, roles }: Access): boolean {
   if (principal.kind === 'api_key') {
