@@ -2,6 +2,7 @@ import { and, count, desc, eq, gte } from 'drizzle-orm';
 import { approvalRequests, traces, type AgentRow } from '@agov/db';
 import type { Principal } from '../access/access.js';
 import type { CoreDeps } from '../caches/caches.js';
+import type { AgentDetailInput } from '../presenters/agents.js';
 import { getAgent } from './agents.js';
 
 const RECENT_TRACES = 5;
@@ -9,22 +10,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired'] as const;
 const DECISIONS = ['allow', 'approval_required', 'deny'] as const;
 
-export interface RecentTrace {
-  id: string;
-  requestedOperation: string;
-  targetIntegration: string;
-  resourceScope: string;
-  finalOutcome: string;
-  startedAt: Date;
-  completedAt: Date | null;
-}
-
-export interface AgentStats {
-  recentTraces: RecentTrace[];
-  approvalCounts: Record<(typeof APPROVAL_STATUSES)[number], number>;
-  decisionsLast24h: Record<(typeof DECISIONS)[number], number>;
-  traceCount: number;
-}
+/** What the agent detail shows beside the agent, in the shape its presenter reads. */
+export type AgentStats = AgentDetailInput['stats'];
 
 export interface AgentWithStats {
   agent: AgentRow;

@@ -30,7 +30,7 @@ export const presentAgent = (agent: AgentRow) => ({
 });
 
 /** What the detail view reads: the agent and its statistics (agents/stats.ts gathers them). */
-interface AgentDetailInput {
+export interface AgentDetailInput {
   agent: AgentRow;
   stats: {
     recentTraces: readonly {
