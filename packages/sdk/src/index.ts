@@ -1,0 +1,39 @@
+export {
+  type Action,
+  type CallOptions,
+  type ClientOptions,
+  createClient,
+  type GovernanceClient,
+  type QueryParameters,
+  type RequestBody,
+} from './client.js';
+export {
+  ActionDenied,
+  ApprovalExpired,
+  ApprovalRejected,
+  ApprovalTimeout,
+  type ErrorBody,
+  GovernanceError,
+  GuardError,
+} from './errors.js';
+export type { components, operations, paths } from './generated/openapi.js';
+export type { ApprovalStatus, Evaluation, GuardOptions } from './guard.js';
+export type { RetryOptions } from './retry.js';
+export {
+  type AuditExportRow,
+  type AuditExportVerification,
+  eventHash,
+  InvalidExportError,
+  type TraceEvent,
+  type TraceVerification,
+  verifyAuditExport,
+  verifyTraceExport,
+} from './verify.js';
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookEnvelope,
+  type WebhookFailure,
+  type WebhookHeaders,
+  WebhookVerificationError,
+} from './webhooks.js';
