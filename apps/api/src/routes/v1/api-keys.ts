@@ -21,7 +21,10 @@ export const apiKeyRoutes: Routes = async (app, { deps }) => {
 
   app.post(
     '/api-keys',
-    { config, schema: { operationId: 'createApiKey', tags, body: CreateApiKeyBody, response: { 201: Data(IssuedApiKey) } } },
+    {
+      config: { ...config, idempotent: true },
+      schema: { operationId: 'createApiKey', tags, body: CreateApiKeyBody, response: { 201: Data(IssuedApiKey) } },
+    },
     async (request, reply) =>
       reply.status(201).send({ data: presentIssuedApiKey(await createApiKey(deps, request.principal, request.body)) }),
   );

@@ -67,7 +67,7 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
     app.post(
       `/approvals/:id/${verdict}`,
       {
-        config: { access: ACCESS.approvalsDecide },
+        config: { access: ACCESS.approvalsDecide, idempotent: true },
         schema: { operationId: `${verdict}Approval`, tags, params: IdParams, body: DecisionBody, response: { 200: Data(Approval) } },
       },
       async (request) => ({

@@ -37,7 +37,7 @@ export const traceRoutes: Routes = async (app, { deps }) => {
   app.post(
     '/traces/:traceId/outcome',
     {
-      config: { access: ACCESS.tracesOutcome },
+      config: { access: ACCESS.tracesOutcome, idempotent: true },
       schema: { operationId: 'recordOutcome', tags, params: TraceIdParams, body: OutcomeBody, response: { 204: { type: 'null' } } },
     },
     async (request, reply) => {

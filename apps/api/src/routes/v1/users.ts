@@ -21,7 +21,10 @@ export const userRoutes: Routes = async (app, { deps }) => {
 
   app.post(
     '/users',
-    { config, schema: { operationId: 'createUser', tags, body: CreateUserBody, response: { 201: Data(User) } } },
+    {
+      config: { ...config, idempotent: true },
+      schema: { operationId: 'createUser', tags, body: CreateUserBody, response: { 201: Data(User) } },
+    },
     async (request, reply) => reply.status(201).send({ data: presentUser(await createUser(deps, request.principal, request.body)) }),
   );
 

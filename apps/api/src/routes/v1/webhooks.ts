@@ -32,7 +32,10 @@ export const webhookRoutes: Routes = async (app, { deps }) => {
 
   app.post(
     '/webhooks',
-    { config, schema: { operationId: 'createWebhook', tags, body: CreateWebhookBody, response: { 201: Data(CreatedWebhookEndpoint) } } },
+    {
+      config: { ...config, idempotent: true },
+      schema: { operationId: 'createWebhook', tags, body: CreateWebhookBody, response: { 201: Data(CreatedWebhookEndpoint) } },
+    },
     async (request, reply) =>
       reply.status(201).send({ data: presentCreatedWebhookEndpoint(await createWebhookEndpoint(deps, request.principal, request.body)) }),
   );
