@@ -38,7 +38,7 @@ export type Action = RequestBody<'/api/v1/evaluate', 'post'>;
  * A client of the Agent Governance API. Every operation of the contract is callable, typed,
  * through `api` (openapi-fetch over the generated paths: `client.api.GET('/api/v1/agents/{id}',
  * { params: { path: { id } } })`, whose `data` is the response body); the named methods cover
- * what an agent runtime uses and return the resource itself (unwrapped from `{data}`) or the
+ * what an agent runtime uses, named by their operationId, and return the resource itself (unwrapped from `{data}`) or the
  * flat body. Every error answer is thrown as a `GovernanceError`.
  */
 export function createClient(options: ClientOptions) {
@@ -84,9 +84,9 @@ export function createClient(options: ClientOptions) {
       ),
     getApproval: async (id: string, call?: CallOptions) =>
       resource(await api.GET('/api/v1/approvals/{id}', { params: { path: { id } }, ...init(call) })),
-    approve: async (id: string, decision: RequestBody<'/api/v1/approvals/{id}/approve', 'post'>, call?: CallOptions) =>
+    approveApproval: async (id: string, decision: RequestBody<'/api/v1/approvals/{id}/approve', 'post'>, call?: CallOptions) =>
       resource(await api.POST('/api/v1/approvals/{id}/approve', { params: { path: { id } }, body: decision, ...init(call) })),
-    deny: async (id: string, decision: RequestBody<'/api/v1/approvals/{id}/deny', 'post'>, call?: CallOptions) =>
+    denyApproval: async (id: string, decision: RequestBody<'/api/v1/approvals/{id}/deny', 'post'>, call?: CallOptions) =>
       resource(await api.POST('/api/v1/approvals/{id}/deny', { params: { path: { id } }, body: decision, ...init(call) })),
 
     createAgent: async (agent: RequestBody<'/api/v1/agents', 'post'>, call?: CallOptions) =>
@@ -94,7 +94,7 @@ export function createClient(options: ClientOptions) {
     getAgent: async (id: string, call?: CallOptions) =>
       resource(await api.GET('/api/v1/agents/{id}', { params: { path: { id } }, ...init(call) })),
 
-    createPolicy: async (rule: RequestBody<'/api/v1/policies', 'post'>, call?: CallOptions) =>
+    createPolicyRule: async (rule: RequestBody<'/api/v1/policies', 'post'>, call?: CallOptions) =>
       resource(await api.POST('/api/v1/policies', { body: rule, ...init(call) })),
 
     /** The trace with its events: what `verifyTraceExport` checks offline. */

@@ -94,7 +94,7 @@ describe('guard()', () => {
       pollIntervalMs: 100,
       onEvaluated: (evaluation) => {
         traceId = evaluation.trace_id;
-        whenPending((id) => admin.approve(id, { approver_name: 'Rita Reviewer' }))(evaluation);
+        whenPending((id) => admin.approveApproval(id, { approver_name: 'Rita Reviewer' }))(evaluation);
       },
     });
     expect(result).toBe('merged');
@@ -113,7 +113,7 @@ describe('guard()', () => {
         pollIntervalMs: 100,
         onEvaluated: whenPending((id) => {
           approvalId = id;
-          return admin.deny(id, { approver_name: 'Rita Reviewer', decision_note: 'Not during the release freeze' });
+          return admin.denyApproval(id, { approver_name: 'Rita Reviewer', decision_note: 'Not during the release freeze' });
         }),
       }),
     );
@@ -182,7 +182,7 @@ describe('guard()', () => {
     );
     expect((error as Error).name).toBe('AbortError');
     // Approved after the abort: the guard has given up, so the action still never runs.
-    await admin.approve(approvalId, { approver_name: 'Rita Reviewer' });
+    await admin.approveApproval(approvalId, { approver_name: 'Rita Reviewer' });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(runs).toBe(0);
   });

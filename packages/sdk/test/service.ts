@@ -33,7 +33,7 @@ export async function governedAgent(
   const { apiKey: adminKey } = await keyWithScopes(t.app, tenant, ['admin']);
   const admin = createClient({ baseUrl, apiKey: adminKey });
   const agent = await admin.createAgent(agentBody() as never);
-  await admin.createPolicy(policyBody(agent.id, { policy_effect: effect, ...rule }) as never);
+  await admin.createPolicyRule(policyBody(agent.id, { policy_effect: effect, ...rule }) as never);
   return {
     runtime: createClient({ baseUrl, apiKey: tenant.runtimeKey.apiKey }),
     admin,
