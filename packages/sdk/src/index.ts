@@ -16,7 +16,8 @@ export {
   GovernanceError,
   GuardError,
 } from './errors.js';
-export type { components, operations, paths } from './generated/openapi.js';
+export type { components, operations, paths, webhooks } from './generated/openapi.js';
+export type { Schema } from './schemas.js';
 export type { ApprovalStatus, Evaluation, GuardOptions } from './guard.js';
 export type { RetryOptions } from './retry.js';
 export {

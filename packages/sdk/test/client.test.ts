@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../../apps/api/test/harness.js';
 import { GENERATED_TYPES_FILE, generatedTypesSource } from '../scripts/generate.js';
 import { createClient, GovernanceError } from '../src/index.js';
+import { acceptsIdempotencyKey } from '../src/retry.js';
 import { startDroppingProxy } from './proxy.js';
 import { governedAgent, listen, writeToRepo } from './service.js';
 
@@ -46,6 +47,25 @@ describe('the generated types', () => {
       (name) => name !== 'api' && name !== 'guard',
     );
     expect(methods.filter((name) => !operationIds.includes(name))).toEqual([]);
+  });
+
+  it('send an Idempotency-Key exactly where the document declares one', async () => {
+    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, { parameters?: { in: string; name: string }[] }>>;
+    };
+    const declared: string[] = [];
+    const sent: string[] = [];
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const name = `${method.toUpperCase()} ${path}`;
+        if (operation.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key'))
+          declared.push(name);
+        if (acceptsIdempotencyKey(method.toUpperCase(), path.replace(/\{[^}]+\}/g, '0f6c1a52-0000-4000-8000-000000000001')))
+          sent.push(name);
+      }
+    }
+    expect(declared).toHaveLength(9);
+    expect(sent).toEqual(declared);
   });
 });
 

@@ -55,12 +55,13 @@ console.log(typeof createClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'ai_x' 
 
     writeFileSync(
       join(dir, 'check.ts'),
-      `import { createClient, type GovernanceError } from '@agov/sdk';
+      `import { createClient, type GovernanceError, type Schema } from '@agov/sdk';
 const client = createClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'ai_x' });
 export async function run(agentId: string): Promise<string> {
-  const evaluation = await client.evaluate({ agent_id: agentId, operation: 'read', target_integration: 'crm', resource_scope: 'contacts/*', data_classification: 'internal' });
+  const evaluation = await client.evaluate({ agent_id: agentId, operation: 'read', target_integration: 'crm', resource_scope: 'contacts/*', data_classification: 'internal', context: { ticket: 42, tags: ['a'] } });
   const failed: GovernanceError | null = null;
-  return evaluation.decision + String(failed);
+  const approval: Schema<'Approval'> | null = null;
+  return evaluation.decision + String(failed) + String(approval);
 }
 `,
     );
@@ -76,5 +77,6 @@ export async function run(agentId: string): Promise<string> {
       'es2023,dom',
       'check.ts',
     ]);
-  });
+    // Packing, installing and compiling take a while on a busy machine.
+  }, 180_000);
 });
