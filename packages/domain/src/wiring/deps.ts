@@ -1,3 +1,4 @@
+import type { ApprovalDeps } from '../approvals/deps.js';
 import type { BillingDeps } from '../billing/deps.js';
 import type { CacheFreshness } from '../caches/freshness.js';
 import type { ChatDeps } from '../chat/deps.js';
@@ -11,7 +12,7 @@ import type { WebhookDeps } from '../webhooks/deps.js';
  * Everything any domain function needs from the outside world, built once by the runtime.
  * Each capability declares the part it uses (its `deps.ts`, or `CoreDeps`); this is their union.
  */
-export interface Deps extends IdentityDeps, BillingDeps, EvaluationDeps, NotificationDeps, ChatDeps, WebhookDeps {
+export interface Deps extends ApprovalDeps, IdentityDeps, BillingDeps, EvaluationDeps, NotificationDeps, ChatDeps, WebhookDeps {
   readonly webhooks: WebhookDeps['webhooks'];
   /** Whether the database answers, learned from the errors work meets; told once per outage. */
   readonly databaseAvailability: Pick<DatabaseAvailability, 'available' | 'report'>;

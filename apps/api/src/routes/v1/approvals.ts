@@ -8,6 +8,7 @@ import {
   presentApprovalDetail,
   presentApprovalStatus,
   type Verdict,
+  waitForApproval,
 } from '@agov/domain';
 import { ACCESS } from '../../access.js';
 import {
@@ -16,6 +17,7 @@ import {
   ApprovalCountQuery,
   ApprovalDetail,
   ApprovalListQuery,
+  ApprovalStatusQuery,
   ApprovalStatusResponse,
   DecisionBody,
 } from '../../schemas/approvals.js';
@@ -26,6 +28,8 @@ const VERDICTS: readonly Verdict[] = ['approve', 'deny'];
 
 export const approvalRoutes: Routes = async (app, { deps }) => {
   const tags = ['approvals'];
+  // Shutting down waits for requests in flight: long polls answer at once with the status they have.
+  app.addHook('preClose', async () => deps.approvalWaiters.close());
   const read = { access: ACCESS.approvalsRead };
 
   app.get(
@@ -56,8 +60,18 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
 
   app.get(
     '/approvals/:id/status',
-    { config: read, schema: { tags, params: IdParams, response: { 200: ApprovalStatusResponse } } },
-    async (request) => presentApprovalStatus(await getApproval(deps, request.principal, request.params.id)),
+    {
+      config: read,
+      schema: { tags, params: IdParams, querystring: ApprovalStatusQuery, response: { 200: ApprovalStatusResponse } },
+    },
+    async (request, reply) => {
+      const { wait } = request.query;
+      if (wait === undefined) return presentApprovalStatus(await getApproval(deps, request.principal, request.params.id));
+      // A client that hangs up ends the wait.
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      return presentApprovalStatus(await waitForApproval(deps, request.principal, request.params.id, wait * 1000, gone.signal));
+    },
   );
 
   for (const verdict of VERDICTS) {
