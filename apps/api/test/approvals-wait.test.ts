@@ -117,6 +117,25 @@ describe('GET /api/v1/approvals/:id/status?wait=N', () => {
     expectInvalidQuery(await api.get(tenant.runtimeKey, statusUrl(pending.id, wait)), [['wait', problem]]);
   });
 
+  it('closes the polls’ connections with their answers on shutdown, so closing never waits for them to idle out', async () => {
+    const closing = await createTestApp();
+    const { tenant, agent } = await approvalRequired(closing.app);
+    const base = await closing.app.listen({ port: 0, host: '127.0.0.1' });
+    const polls = [];
+    for (let i = 0; i < 3; i += 1) {
+      const pending = await requestApproval(closing.app, tenant, agent.id);
+      polls.push(fetch(`${base}${statusUrl(pending.id, LONGEST)}`, { headers: { authorization: `Bearer ${tenant.runtimeKey.apiKey}` } }));
+    }
+    await waiting(closing, 3);
+    // Kept alive, an answered connection would hold the close for the server's keep-alive timeout (72 s).
+    await closing.close();
+    for (const poll of await Promise.all(polls)) {
+      expect(poll.status).toBe(200);
+      expect(poll.headers.get('connection')).toBe('close');
+      expect(await poll.json()).toMatchObject({ status: 'pending' });
+    }
+  });
+
   it('answers waiting polls at once, pending, when the service shuts down', async () => {
     const closing = await createTestApp();
     const { tenant, agent } = await approvalRequired(closing.app);

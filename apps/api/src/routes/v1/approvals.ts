@@ -70,7 +70,10 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
       // A client that hangs up ends the wait.
       const gone = new AbortController();
       reply.raw.once('close', () => gone.abort());
-      return presentApprovalStatus(await waitForApproval(deps, request.principal, request.params.id, wait * 1000, gone.signal));
+      const approval = await waitForApproval(deps, request.principal, request.params.id, wait * 1000, gone.signal);
+      // Ended by a shutdown: the connection closes with the answer, or the server would wait for it to idle out.
+      if (deps.approvalWaiters.closed) reply.header('connection', 'close');
+      return presentApprovalStatus(approval);
     },
   );
 
