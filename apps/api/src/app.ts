@@ -8,6 +8,7 @@ import type { Runtime } from '@agov/runtime';
 import { installAuth } from './plugins/auth.js';
 import { installDashboard } from './plugins/dashboard.js';
 import { clientErrorHandler, installErrorHandling, onFrameworkError } from './plugins/errors.js';
+import { installIdempotency } from './plugins/idempotency.js';
 import { installMetrics } from './plugins/metrics.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installRateLimits } from './plugins/rate-limit.js';
@@ -83,6 +84,7 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
   installValidation(app);
   installErrorHandling(app, runtime.deps);
   installAuth(app, runtime.deps, runtime.config, await installRateLimits(app, runtime.deps));
+  installIdempotency(app, runtime.deps);
   installMetrics(app, runtime.metrics);
   await installOpenApi(app);
 

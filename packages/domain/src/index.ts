@@ -83,6 +83,18 @@ export { dayOf, instantOf, timeRange, type TimeRange } from './support/time-rang
 export { recordOutcome } from './traces/outcome.js';
 export { getTrace, listTraces, verifyTrace } from './traces/traces.js';
 
+// Idempotent retries: a request's first answer, given again to the same request with the same key.
+export {
+  claimIdempotencyKey,
+  deleteExpiredIdempotencyKeys,
+  IDEMPOTENCY_LEASE_MS,
+  IDEMPOTENCY_TTL_MS,
+  idempotencyKeyProblem,
+  releaseIdempotencyKey,
+  storeIdempotentAnswer,
+  type StoredAnswer,
+} from './idempotency/keys.js';
+
 // Webhooks and the outbox: endpoints, deliveries, and the jobs that send them.
 export { effectClaim, releaseEffects } from './outbox/claim.js';
 export { dueEffect, WEBHOOK_EVENTS, type DueEffect, type EffectKind } from './outbox/effects.js';

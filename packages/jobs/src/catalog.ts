@@ -1,5 +1,6 @@
 import {
   announceAuditBatches,
+  deleteExpiredIdempotencyKeys,
   deliverWebhooks,
   expireDueApprovals,
   expireOnSchedule,
@@ -57,6 +58,8 @@ export const PERIODIC_JOBS = {
   audit_batch: { queue: 'effects', run: announceAuditBatches },
   // A backstop behind each approval's own expiry effect: whatever is past due, 500 a run.
   approval_expiry_sweep: { queue: 'effects', run: (deps: Deps) => expireDueApprovals(deps) },
+  // Idempotency keys past their 24 hours, 1 000 a statement until none are left.
+  idempotency_key_sweep: { queue: 'effects', run: (deps: Deps) => deleteExpiredIdempotencyKeys(deps) },
 } as const satisfies Record<string, { queue: QueueName; run(deps: Deps): Promise<unknown> }>;
 
 export type PeriodicJob = keyof typeof PERIODIC_JOBS;

@@ -170,7 +170,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
         {
           pollMs: config.outboxPollMs,
           leaseMs: config.outboxLeaseMs,
-          every: { audit_batch: config.auditBatchIntervalMs, approval_expiry_sweep: config.approvalExpirySweepMs },
+          every: {
+            audit_batch: config.auditBatchIntervalMs,
+            approval_expiry_sweep: config.approvalExpirySweepMs,
+            idempotency_key_sweep: IDEMPOTENCY_KEY_SWEEP_MS,
+          },
         },
         logger,
       );
@@ -194,6 +198,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     },
   };
 }
+
+/**
+ * How often idempotency keys past their 24 hours are deleted. Not a setting: an expired key is
+ * never given again whether or not it was deleted, so this only bounds the table's size.
+ */
+const IDEMPOTENCY_KEY_SWEEP_MS = 10 * 60 * 1_000;
 
 /** BullMQ in a worker on Redis; in-process in the API without Redis; otherwise nothing. */
 function jobBackendFor(config: Config, role: ProcessRole, logger: Logger): JobBackend | null {

@@ -7,3 +7,4 @@ export * from './webhooks.js';
 export * from './tenancy.js';
 export * from './outbox.js';
 export * from './caches.js';
+export * from './idempotency.js';

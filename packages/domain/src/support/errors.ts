@@ -9,6 +9,8 @@ export const codeToStatus = {
   export_too_large: 413,
   // Not one of the spec's codes: a request over a size limit (CONTRACT: bodies above 1 MiB get 413).
   payload_too_large: 413,
+  // An Idempotency-Key sent again with another method, path or body (CONTRACT, "Integration decisions").
+  idempotency_key_reused: 422,
   rate_limit_exceeded: 429,
   internal_error: 500,
   billing_not_configured: 501,

@@ -31,7 +31,7 @@ export const agentRoutes: Routes = async (app, { deps }) => {
 
   app.post(
     '/agents',
-    { config: { access: ACCESS.agentsWrite }, schema: { tags, body: CreateAgentBody, response: { 201: Data(Agent) } } },
+    { config: { access: ACCESS.agentsWrite, idempotent: true }, schema: { tags, body: CreateAgentBody, response: { 201: Data(Agent) } } },
     async (request, reply) => reply.status(201).send({ data: presentAgent(await createAgent(deps, request.principal, request.body)) }),
   );
 

@@ -21,7 +21,7 @@ export const apiKeyRoutes: Routes = async (app, { deps }) => {
 
   app.post(
     '/api-keys',
-    { config, schema: { tags, body: CreateApiKeyBody, response: { 201: Data(IssuedApiKey) } } },
+    { config: { ...config, idempotent: true }, schema: { tags, body: CreateApiKeyBody, response: { 201: Data(IssuedApiKey) } } },
     async (request, reply) =>
       reply.status(201).send({ data: presentIssuedApiKey(await createApiKey(deps, request.principal, request.body)) }),
   );

@@ -81,7 +81,7 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
     app.post(
       `/approvals/:id/${verdict}`,
       {
-        config: { access: ACCESS.approvalsDecide },
+        config: { access: ACCESS.approvalsDecide, idempotent: true },
         schema: { tags, params: IdParams, body: DecisionBody, response: { 200: Data(Approval) } },
       },
       async (request) => ({

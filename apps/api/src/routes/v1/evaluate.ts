@@ -7,7 +7,7 @@ export const evaluationRoutes: Routes = async (app, { deps }) => {
   app.post(
     '/evaluate',
     {
-      config: { access: ACCESS.evaluate, rateCategory: 'evaluate' },
+      config: { access: ACCESS.evaluate, rateCategory: 'evaluate', idempotent: true },
       schema: { tags: ['evaluate'], body: EvaluateBody, response: { 200: EvaluateResponse } },
     },
     async (request) => {

@@ -34,7 +34,7 @@ export const policyRoutes: Routes = async (app, { deps }) => {
 
   app.post(
     '/policies',
-    { config: write, schema: { tags, body: CreatePolicyBody, response: { 201: Data(PolicyRule) } } },
+    { config: { ...write, idempotent: true }, schema: { tags, body: CreatePolicyBody, response: { 201: Data(PolicyRule) } } },
     async (request, reply) =>
       reply.status(201).send({ data: presentPolicy(await createPolicyRule(deps, request.principal, request.body)) }),
   );

@@ -35,7 +35,7 @@ export const traceRoutes: Routes = async (app, { deps }) => {
   app.post(
     '/traces/:traceId/outcome',
     {
-      config: { access: ACCESS.tracesOutcome },
+      config: { access: ACCESS.tracesOutcome, idempotent: true },
       schema: { tags, params: TraceIdParams, body: OutcomeBody, response: { 204: { type: 'null' } } },
     },
     async (request, reply) => {

@@ -19,8 +19,10 @@ export const userRoutes: Routes = async (app, { deps }) => {
     },
   );
 
-  app.post('/users', { config, schema: { tags, body: CreateUserBody, response: { 201: Data(User) } } }, async (request, reply) =>
-    reply.status(201).send({ data: presentUser(await createUser(deps, request.principal, request.body)) }),
+  app.post(
+    '/users',
+    { config: { ...config, idempotent: true }, schema: { tags, body: CreateUserBody, response: { 201: Data(User) } } },
+    async (request, reply) => reply.status(201).send({ data: presentUser(await createUser(deps, request.principal, request.body)) }),
   );
 
   app.patch(

@@ -32,7 +32,7 @@ export const webhookRoutes: Routes = async (app, { deps }) => {
 
   app.post(
     '/webhooks',
-    { config, schema: { tags, body: CreateWebhookBody, response: { 201: Data(CreatedWebhookEndpoint) } } },
+    { config: { ...config, idempotent: true }, schema: { tags, body: CreateWebhookBody, response: { 201: Data(CreatedWebhookEndpoint) } } },
     async (request, reply) =>
       reply.status(201).send({ data: presentCreatedWebhookEndpoint(await createWebhookEndpoint(deps, request.principal, request.body)) }),
   );
