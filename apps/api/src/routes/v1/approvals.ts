@@ -34,7 +34,10 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
 
   app.get(
     '/approvals',
-    { config: read, schema: { tags, querystring: ApprovalListQuery, response: { 200: PagedList(Approval) } } },
+    {
+      config: read,
+      schema: { operationId: 'listApprovals', tags, querystring: ApprovalListQuery, response: { 200: PagedList(Approval) } },
+    },
     async (request) => {
       const { limit, offset, ...filters } = request.query;
       const page = await listApprovals(deps, request.principal, filters, { limit, offset });
@@ -44,7 +47,7 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
 
   app.get(
     '/approvals/count',
-    { config: read, schema: { tags, querystring: ApprovalCountQuery, response: { 200: ApprovalCount } } },
+    { config: read, schema: { operationId: 'countApprovals', tags, querystring: ApprovalCountQuery, response: { 200: ApprovalCount } } },
     async (request) => ({
       count: await countApprovals(deps, request.principal, request.query.status),
     }),
@@ -52,7 +55,7 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
 
   app.get(
     '/approvals/:id',
-    { config: read, schema: { tags, params: IdParams, response: { 200: Data(ApprovalDetail) } } },
+    { config: read, schema: { operationId: 'getApproval', tags, params: IdParams, response: { 200: Data(ApprovalDetail) } } },
     async (request) => ({
       data: presentApprovalDetail(await getApprovalDetail(deps, request.principal, request.params.id)),
     }),
@@ -62,7 +65,7 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
     '/approvals/:id/status',
     {
       config: read,
-      schema: { tags, params: IdParams, querystring: ApprovalStatusQuery, response: { 200: ApprovalStatusResponse } },
+      schema: { operationId: 'getApprovalStatus', tags, params: IdParams, querystring: ApprovalStatusQuery, response: { 200: ApprovalStatusResponse } },
     },
     async (request, reply) => {
       const { wait } = request.query;
@@ -82,7 +85,7 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
       `/approvals/:id/${verdict}`,
       {
         config: { access: ACCESS.approvalsDecide, idempotent: true },
-        schema: { tags, params: IdParams, body: DecisionBody, response: { 200: Data(Approval) } },
+        schema: { operationId: `${verdict}Approval`, tags, params: IdParams, body: DecisionBody, response: { 200: Data(Approval) } },
       },
       async (request) => ({
         data: presentApproval(await decideApproval(deps, request.principal, request.params.id, verdict, request.body)),
