@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { action, agentBody, policyBody } from './fixtures.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -13,6 +14,8 @@ describe('embedded mode, built service on a real port', () => {
   let baseUrl: string;
   let dataDir: string;
   let output = '';
+  /** A request the shutdown finds waited on. */
+  let stillPending: { id: string; auth: Record<string, string> };
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'agov-embedded-'));
@@ -65,9 +68,50 @@ describe('embedded mode, built service on a real port', () => {
     expect(output).toContain('"database":"pglite"');
   });
 
-  it('shuts down gracefully on SIGTERM', async () => {
+  it('wakes a long poll on the status when the request is approved', async () => {
+    const signup = await fetch(`${baseUrl}/api/v1/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ organization_name: 'Waiting', name: 'Wa', email: 'wa@example.test', password: 'a long enough password' }),
+    });
+    const { data } = (await signup.json()) as { data: { api_key: { key: string } } };
+    const session = { cookie: signup.headers.get('set-cookie')!.split(';')[0]!, 'x-requested-with': 'XMLHttpRequest' };
+    const call = async <T = unknown>(credential: Record<string, string>, method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${baseUrl}/api/v1${path}`, {
+        method,
+        headers: { ...credential, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, body: (await response.json()) as T };
+    };
+    const runtime = { authorization: `Bearer ${data.api_key.key}` };
+    const agent = (await call<{ data: { id: string } }>(session, 'POST', '/agents', agentBody())).body.data;
+    expect((await call(session, 'POST', '/policies', policyBody(agent.id, { policy_effect: 'approval_required' }))).status).toBe(201);
+    const evaluated = await call<{ decision: string; approval_request_id: string }>(runtime, 'POST', '/evaluate', action(agent.id));
+    expect(evaluated.body.decision).toBe('approval_required');
+    const id = evaluated.body.approval_request_id;
+
+    // Waits longer than the test may run: only the decision's notice can end it in time.
+    const answer = call(runtime, 'GET', `/approvals/${id}/status?wait=60`);
+    // The poll has reached its wait once it has been read at least once; a decision before that is read by it directly.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await call(session, 'POST', `/approvals/${id}/approve`, { approver_name: 'Wa' })).status).toBe(200);
+    const next = await call<{ approval_request_id: string }>(runtime, 'POST', '/evaluate', action(agent.id));
+    stillPending = { id: next.body.approval_request_id, auth: runtime };
+    expect(await answer).toEqual({
+      status: 200,
+      body: { id, status: 'approved', decided_at: expect.any(String), approver_name: 'Wa', decision_note: null },
+    });
+  });
+
+  it('shuts down gracefully on SIGTERM, answering a waiting long poll at once', async () => {
+    const poll = fetch(`${baseUrl}/api/v1/approvals/${stillPending.id}/status?wait=60`, { headers: stillPending.auth });
+    await new Promise((resolve) => setTimeout(resolve, 500));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+    const answer = await poll;
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ id: stillPending.id, status: 'pending' });
   });
 });

@@ -94,6 +94,17 @@ describe('Idempotency-Key: the first answer again, without the work', () => {
     }
   });
 
+  it('a stored answer is sealed: a new API key is not kept in the clear', async () => {
+    const tenant = await signupTenant(t.app);
+    const key = newKey();
+    const first = await post(tenant.admin, '/api/v1/api-keys', { name: 'sealed key', scopes: ['evaluate'] }, key);
+    expect(first.statusCode, first.body).toBe(201);
+    const [row] = await keysOf(tenant);
+    expect(row!.body).toMatch(/^enc:v1:[0-9a-f]{8}:[A-Za-z0-9_-]+$/);
+    expect(row!.body).not.toContain(first.json().data.key);
+    expectReplayOf(await post(tenant.admin, '/api/v1/api-keys', { name: 'sealed key', scopes: ['evaluate'] }, key), first);
+  });
+
   it('approve: the decision once, one webhook, and the first answer to a retry', async () => {
     const { tenant, agent } = await approvalRequired(t.app);
     const approval = await requestApproval(t.app, tenant, agent.id);

@@ -3,7 +3,7 @@ import { action, createAgent, createPolicy } from './fixtures.js';
 import { client } from './client.js';
 import { FAST_DISPATCH_ENV } from '../../../test/processes.js';
 import { createTestApp, ownDatabase, signupTenant, type TestApp, useTestApp } from './harness.js';
-import { evaluate } from './scenarios.js';
+import { approvalRequired, decide, evaluate, requestApproval } from './scenarios.js';
 import { sample, scrape } from './scrape.js';
 
 // Each app has a database of its own, so outbox figures can be compared exactly.
@@ -144,5 +144,25 @@ describe('metrics while the database is unreachable', () => {
       expect(text).toMatch(/^process_cpu_seconds_total /m);
     }
     expect(t.logs.filter((line) => line.includes('cannot read the outbox'))).toHaveLength(1);
+  });
+});
+
+describe('agov_approval_status_waits', () => {
+  const t = useTestApp({ env: METRICS_ENV });
+  let port: number;
+  beforeAll(async () => {
+    port = (await t.runtime.startMetricsServer())!;
+  });
+
+  it('counts the requests long-polling an approval status', async () => {
+    const { tenant, agent } = await approvalRequired(t.app);
+    const pending = await requestApproval(t.app, tenant, agent.id);
+    const waits = async () => sample((await scrape(port)).text, 'agov_approval_status_waits');
+    expect(await waits()).toBe(0);
+    const answer = client(t).get(tenant.runtimeKey, `/api/v1/approvals/${pending.id}/status?wait=60`);
+    await expect.poll(waits).toBe(1);
+    await decide(t.app, tenant.admin, pending.id, 'deny', { approver_name: 'Rita Reviewer' });
+    expect((await answer).json().status).toBe('denied');
+    expect(await waits()).toBe(0);
   });
 });

@@ -69,7 +69,9 @@ export { evaluate } from './evaluation/evaluate.js';
 export { evaluationWriter } from './evaluation/evaluation-writer.js';
 
 // Approvals: reading requests, a reviewer's decision, and expiry.
-export { countApprovals, getApproval, getApprovalDetail, listApprovals } from './approvals/approvals.js';
+export { countApprovals, getApproval, getApprovalDetail, listApprovals, waitForApproval } from './approvals/approvals.js';
+export type { ApprovalDeps } from './approvals/deps.js';
+export { ApprovalWaiters, listenForApprovalMoves } from './approvals/waiters.js';
 export type { Verdict } from './approvals/decision-events.js';
 export { decideApproval, expireApproval, expireDueApprovals } from './approvals/decisions.js';
 export { expireOnSchedule } from './approvals/scheduled-expiry.js';

@@ -2,6 +2,7 @@ import { ConfigError, type Config } from '@agov/config';
 import { bullmqBackend, InProcessBackend, startDispatch, type Dispatch, type JobBackend } from '@agov/jobs';
 import { openDatabase, type Database } from '@agov/db';
 import {
+  ApprovalWaiters,
   CacheFreshness,
   clearCaches,
   createCaches,
@@ -9,6 +10,7 @@ import {
   EndpointBreaker,
   deliveryStore,
   evaluationWriter,
+  listenForApprovalMoves,
   listenForInvalidations,
   readInvalidationClock,
   systemClock,
@@ -85,7 +87,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     await database.close();
     throw error;
   });
-  const metrics = createMetrics(database, options.logger);
+  const approvalWaiters = new ApprovalWaiters();
+  const metrics = createMetrics(database, approvalWaiters, options.logger);
   const counters = await createRateCounters(config, options.logger);
 
   const caches = createCaches();
@@ -108,6 +111,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     databaseAvailability,
     clock: options.clock ?? systemClock,
     caches,
+    approvalWaiters,
     // An embedded database belongs to this one process, which applies its own invalidations at commit.
     freshness: database.driver === 'pglite' ? { ensure: async () => {} } : freshness,
     evaluations: evaluationWriter(database, EVALUATION_WRITES),
@@ -136,6 +140,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     // key or a suspended agent would stay usable until its entry's TTL ran out.
     resubscribed: () => options.logger.warn('cache invalidation listener reconnected; clearing the caches'),
     clockUnread: (err) => options.logger.error({ err }, 'could not read the cache invalidation clock'),
+  });
+  const stopWaking = await listenForApprovalMoves(database, deps.approvalWaiters, {
+    // Moves announced while the listening connection was down never arrive: every long poll reads again.
+    resubscribed: () => options.logger.warn('approval listener reconnected; waking every waiting poll'),
   });
   await freshness.start();
   const server = await database.server();
@@ -182,6 +190,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       databaseAvailability.close();
       await metricsServer?.close();
       await dispatch?.close();
+      deps.approvalWaiters.close();
+      await stopWaking();
       await stopListening();
       await counters.close();
       await database.close();

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Database } from '@agov/db';
-import type { EndpointBreaker, Observer, PolicyEffect } from '@agov/domain';
+import type { ApprovalWaiters, EndpointBreaker, Observer, PolicyEffect } from '@agov/domain';
 import type { Dispatch } from '@agov/jobs';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -33,7 +33,7 @@ const OUTBOX_STATE = `
 
 const EVALUATE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 
-export function createMetrics(database: Database, logger: Logger): Metrics {
+export function createMetrics(database: Database, approvalWaiters: Pick<ApprovalWaiters, 'size'>, logger: Logger): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -59,6 +59,15 @@ export function createMetrics(database: Database, logger: Logger): Metrics {
       const state = await readOutbox();
       if (state) this.set(state.oldest_due_seconds);
       else this.remove();
+    },
+  });
+
+  new Gauge({
+    name: 'agov_approval_status_waits',
+    help: "Requests of this process long-polling an approval's status (?wait=N).",
+    registers: [registry],
+    collect() {
+      this.set(approvalWaiters.size);
     },
   });
 

@@ -11,6 +11,16 @@ export const ApprovalListQuery = Type.Object({
   ...PageQuery,
 });
 
+export const ApprovalStatusQuery = Type.Object({
+  wait: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 60,
+      description: 'Seconds to hold the answer while the request is pending: it comes as soon as the request is decided or expires',
+    }),
+  ),
+});
+
 export const ApprovalCountQuery = Type.Object({ status: Type.Optional(ApprovalStatus) });
 
 export const DecisionBody = Body({

@@ -4,6 +4,7 @@ import type { Principal } from '../access/access.js';
 import type { CoreDeps } from '../caches/caches.js';
 import { notFound } from '../support/errors.js';
 import { pageOf, type Page, type Paged } from '../support/pagination.js';
+import type { ApprovalDeps } from './deps.js';
 import { expireApproval } from './decisions.js';
 
 export type ApprovalStatus = ApprovalRow['status'];
@@ -51,6 +52,34 @@ export async function getApproval(deps: CoreDeps, principal: Principal, id: stri
   if (approval.status !== 'pending' || approval.expiresAt > deps.clock.now()) return approval;
   await expireApproval(deps, principal.tenantId, id);
   return findApproval(deps, principal, id);
+}
+
+/**
+ * The request as `getApproval` reads it, once it has left `pending` or after `waitMs` of real
+ * time, whichever is first; also when `signal` aborts or the process shuts down. The watch is
+ * made before each read, so a move committed between the read and the wait still wakes it; a
+ * request nobody moves is read again when it falls due, and expires then as any read expires it.
+ */
+export async function waitForApproval(
+  deps: ApprovalDeps,
+  principal: Principal,
+  id: string,
+  waitMs: number,
+  signal?: AbortSignal,
+): Promise<ApprovalRow> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const watch = deps.approvalWaiters.watch(id);
+    try {
+      const approval = await getApproval(deps, principal, id);
+      const left = deadline - Date.now();
+      if (approval.status !== 'pending' || left <= 0 || signal?.aborted || deps.approvalWaiters.closed) return approval;
+      const untilDue = approval.expiresAt.getTime() - deps.clock.now().getTime();
+      await watch.next(Math.min(left, Math.max(untilDue, 0)), signal);
+    } finally {
+      watch.stop();
+    }
+  }
 }
 
 async function findApproval(deps: CoreDeps, principal: Principal, id: string): Promise<ApprovalRow> {

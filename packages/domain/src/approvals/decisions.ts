@@ -9,6 +9,7 @@ import { recordEffects } from '../outbox/record.js';
 import { presentApproval } from '../presenters/approvals.js';
 import { appendToTrace, lockTrace } from '../traces/chain.js';
 import { decisionEvents, expiryEvents, VERDICTS, type Verdict } from './decision-events.js';
+import { announceApprovalMoved } from './waiters.js';
 
 export interface DecisionInput {
   approver_name: string;
@@ -41,6 +42,7 @@ export async function decideApproval(
       .where(and(inTenant(principal.tenantId, id), eq(approvalRequests.status, 'pending'), gt(approvalRequests.expiresAt, now)))
       .returning();
     if (!approval) return null;
+    await announceApprovalMoved(tx, approval.id);
     const { effect } = await closeTraceOf(tx, approval, decisionEvents(approval, verdict, deciderName(principal)), finalOutcome, now);
     await recordEffects(
       tx,
@@ -115,6 +117,7 @@ export async function expireApproval(deps: CoreDeps, tenantId: string, id: strin
       .where(and(inTenant(tenantId, id), eq(approvalRequests.status, 'pending'), lte(approvalRequests.expiresAt, now)))
       .returning();
     if (!approval) return false;
+    await announceApprovalMoved(tx, approval.id);
     const { effect } = await closeTraceOf(tx, approval, expiryEvents(approval), 'expired', now);
     await recordEffects(
       tx,

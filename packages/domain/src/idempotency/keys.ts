@@ -4,7 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { idempotencyKeys } from '@agov/db';
 import type { Principal } from '../access/access.js';
 import type { CoreDeps } from '../caches/caches.js';
+import { idempotentAnswerPlace } from '../secrets-at-rest/places.js';
 import { AppError } from '../support/errors.js';
+import type { IdempotencyDeps } from './deps.js';
 
 /** How long the first answer to a key is given again (CONTRACT, "Integration decisions"). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1_000;
@@ -51,7 +53,7 @@ const inTenant = (tenantId: string, key: string) => and(eq(idempotencyKeys.tenan
  * - another method, path or body: 422 `idempotency_key_reused`, whatever the row's state;
  * - the same request, still running: 409 `conflict`.
  */
-export async function claimIdempotencyKey(deps: CoreDeps, principal: Principal, request: IdempotentRequest): Promise<Claim> {
+export async function claimIdempotencyKey(deps: IdempotencyDeps, principal: Principal, request: IdempotentRequest): Promise<Claim> {
   const now = deps.clock.now();
   const claimId = randomUUID();
   const t = idempotencyKeys;
@@ -97,7 +99,8 @@ export async function claimIdempotencyKey(deps: CoreDeps, principal: Principal, 
     );
   }
   if (row.state === 'done' && row.status !== null && row.headers !== null && row.body !== null) {
-    return { kind: 'replay', answer: { status: row.status, headers: row.headers, body: row.body } };
+    const body = deps.secrets.open(row.body, idempotentAnswerPlace(principal.tenantId, request.key));
+    return { kind: 'replay', answer: { status: row.status, headers: row.headers, body } };
   }
   throw new AppError('conflict', 'A request with this Idempotency-Key is still being processed; retry once it has been answered', {
     header: 'Idempotency-Key',
@@ -106,12 +109,22 @@ export async function claimIdempotencyKey(deps: CoreDeps, principal: Principal, 
 
 /**
  * Stores the answer of the request that holds the claim. A request whose lease ran out and
- * whose key was taken over stores nothing: the key belongs to the request that took it.
+ * whose key was taken over stores nothing: the key belongs to the request that took it. The
+ * body is sealed under SECRETS_KEY, as stored secrets are: an answer may carry a new API key
+ * or a webhook's signing secret. A service without a key (it then stores no secrets of its
+ * own either) keeps the body as it is.
  */
-export async function storeIdempotentAnswer(deps: CoreDeps, principal: Principal, key: string, claimId: string, answer: StoredAnswer) {
+export async function storeIdempotentAnswer(
+  deps: IdempotencyDeps,
+  principal: Principal,
+  key: string,
+  claimId: string,
+  answer: StoredAnswer,
+) {
+  const body = deps.secrets.keyId === null ? answer.body : deps.secrets.seal(answer.body, idempotentAnswerPlace(principal.tenantId, key));
   await deps.database.db
     .update(idempotencyKeys)
-    .set({ state: 'done', status: answer.status, headers: answer.headers, body: answer.body })
+    .set({ state: 'done', status: answer.status, headers: answer.headers, body })
     .where(and(inTenant(principal.tenantId, key), eq(idempotencyKeys.claimId, claimId)));
 }
 

@@ -9,3 +9,6 @@ export const chatSettingPlace = (tenantId: string, field: string) => `chat_integ
 
 /** The chat settings that are secrets: stored sealed, never returned once saved. */
 export const CHAT_SECRET_FIELDS: ReadonlySet<string> = new Set(['webhook_url', 'app_secret', 'bot_token']);
+
+/** A stored answer to an idempotency key, which may carry a secret shown once (a new API key, a webhook's signing secret). */
+export const idempotentAnswerPlace = (tenantId: string, key: string) => `idempotency_keys.body:${tenantId}:${key}`;

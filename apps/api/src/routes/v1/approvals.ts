@@ -8,6 +8,7 @@ import {
   presentApprovalDetail,
   presentApprovalStatus,
   type Verdict,
+  waitForApproval,
 } from '@agov/domain';
 import { ACCESS } from '../../access.js';
 import {
@@ -16,6 +17,7 @@ import {
   ApprovalCountQuery,
   ApprovalDetail,
   ApprovalListQuery,
+  ApprovalStatusQuery,
   ApprovalStatusResponse,
   DecisionBody,
 } from '../../schemas/approvals.js';
@@ -26,6 +28,8 @@ const VERDICTS: readonly Verdict[] = ['approve', 'deny'];
 
 export const approvalRoutes: Routes = async (app, { deps }) => {
   const tags = ['approvals'];
+  // Shutting down waits for requests in flight: long polls answer at once with the status they have.
+  app.addHook('preClose', async () => deps.approvalWaiters.close());
   const read = { access: ACCESS.approvalsRead };
 
   app.get(
@@ -59,8 +63,21 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
 
   app.get(
     '/approvals/:id/status',
-    { config: read, schema: { operationId: 'getApprovalStatus', tags, params: IdParams, response: { 200: ApprovalStatusResponse } } },
-    async (request) => presentApprovalStatus(await getApproval(deps, request.principal, request.params.id)),
+    {
+      config: read,
+      schema: { operationId: 'getApprovalStatus', tags, params: IdParams, querystring: ApprovalStatusQuery, response: { 200: ApprovalStatusResponse } },
+    },
+    async (request, reply) => {
+      const { wait } = request.query;
+      if (wait === undefined) return presentApprovalStatus(await getApproval(deps, request.principal, request.params.id));
+      // A client that hangs up ends the wait.
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      const approval = await waitForApproval(deps, request.principal, request.params.id, wait * 1000, gone.signal);
+      // Ended by a shutdown: the connection closes with the answer, or the server would wait for it to idle out.
+      if (deps.approvalWaiters.closed) reply.header('connection', 'close');
+      return presentApprovalStatus(approval);
+    },
   );
 
   for (const verdict of VERDICTS) {
