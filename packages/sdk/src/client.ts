@@ -77,8 +77,7 @@ export function createClient(options: ClientOptions) {
     getApprovalStatus: async (id: string, call?: CallOptions & { wait?: number }) =>
       data(
         await api.GET('/api/v1/approvals/{id}/status', {
-          // TODO(contract): typed once the document declares `wait`.
-          params: { path: { id }, ...(call?.wait === undefined ? {} : { query: { wait: call.wait } as never }) },
+          params: { path: { id }, ...(call?.wait === undefined ? {} : { query: { wait: call.wait } }) },
           ...init(call),
         }),
       ),

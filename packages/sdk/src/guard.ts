@@ -91,9 +91,10 @@ async function awaitApproval<Action>(calls: GuardedCalls<Action>, traceId: strin
       const reason = `no decision within ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`;
       throw new ApprovalTimeout(`Approval ${approvalId} timed out: ${reason}`, { ...fields, reason });
     }
-    const wait = Math.min(MAX_WAIT_SECONDS, Math.max(1, Math.floor(left / 1000)));
+    // Held by the service for up to `wait` seconds; under a second left, a plain poll.
+    const wait = left >= 1000 ? Math.min(MAX_WAIT_SECONDS, Math.floor(left / 1000)) : 0;
     const asked = Date.now();
-    const approval = await calls.getApprovalStatus(approvalId, { wait, ...(signal ? { signal } : {}) });
+    const approval = await calls.getApprovalStatus(approvalId, { ...(wait ? { wait } : {}), ...(signal ? { signal } : {}) });
     switch (approval.status) {
       case 'approved':
         return;

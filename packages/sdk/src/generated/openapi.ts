@@ -6705,7 +6705,10 @@ export interface operations {
     };
     getApprovalStatus: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Seconds to hold the answer while the request is pending: it comes as soon as the request is decided or expires */
+                wait?: number;
+            };
             header?: never;
             path: {
                 id: string;
