@@ -65,7 +65,13 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
     '/approvals/:id/status',
     {
       config: read,
-      schema: { operationId: 'getApprovalStatus', tags, params: IdParams, querystring: ApprovalStatusQuery, response: { 200: ApprovalStatusResponse } },
+      schema: {
+        operationId: 'getApprovalStatus',
+        tags,
+        params: IdParams,
+        querystring: ApprovalStatusQuery,
+        response: { 200: ApprovalStatusResponse },
+      },
     },
     async (request, reply) => {
       const { wait } = request.query;
