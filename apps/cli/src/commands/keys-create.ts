@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { AppError, bootstrapTenant, createCaches, issueAdminKey, systemClock, type Bootstrapped, type CoreDeps } from '@agov/domain';
+import type { Bootstrapped, CoreDeps } from '@agov/domain';
 import { EXIT, parse, Refusal, UsageError, type Command } from '../command.js';
-import { openServiceDatabase, requireMigrated } from '../database.js';
 
 const NAME_MAX = 200;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -59,15 +58,21 @@ Exit status:
     const keyName = name('--key-name', values['key-name'] ?? DEFAULT_KEY_NAME);
     const request = values['tenant-id'] === undefined ? newTenantRequest(values, env) : existingTenantRequest(values);
 
+    // The database drivers and the domain load only now: help and usage errors answer at once.
+    const { openServiceDatabase, requireMigrated } = await import('../database.js');
+    const { AppError, bootstrapTenant, createCaches, issueAdminKey, systemClock } = await import('@agov/domain');
     const { config, database } = await openServiceDatabase(env);
     try {
       await requireMigrated(config, database);
       const deps: CoreDeps = { database, clock: systemClock, caches: createCaches() };
-      const created = await refusingOnAppErrors<Bootstrapped | (Omit<Bootstrapped, 'user'> & { user: null })>(() =>
+      const create = (): Promise<Bootstrapped | (Omit<Bootstrapped, 'user'> & { user: null })> =>
         request.kind === 'new'
           ? bootstrapTenant(deps, { ...request.input, key_name: keyName })
-          : issueAdminKey(deps, request.tenantId, keyName).then((issued) => ({ ...issued, user: null })),
-      );
+          : issueAdminKey(deps, request.tenantId, keyName).then((issued) => ({ ...issued, user: null }));
+      const created = await create().catch((error: unknown) => {
+        // The domain's refusals (an e-mail address taken, no such tenant) are the command's.
+        throw error instanceof AppError ? new Refusal(error.message) : error;
+      });
       const password = request.kind === 'new' && request.generated ? request.input.password : null;
       const { tenant, user, apiKey } = created;
       if (values.json) {
@@ -132,14 +137,4 @@ function existingTenantRequest(values: Values) {
 function name(option: string, value: string): string {
   if (value.trim().length === 0 || value.length > NAME_MAX) throw new UsageError(`${option} must be 1 to ${NAME_MAX} characters long`);
   return value;
-}
-
-/** The domain's refusals (an e-mail address taken, no such tenant) are the command's. */
-async function refusingOnAppErrors<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof AppError) throw new Refusal(error.message);
-    throw error;
-  }
 }

@@ -1,7 +1,5 @@
 import { parseArgs } from 'node:util';
-import { pendingMigrations } from '@agov/db';
 import { EXIT, parse, type Command } from '../command.js';
-import { describeDatabase, openServiceDatabase } from '../database.js';
 
 export const migrate: Command = {
   name: 'migrate',
@@ -28,6 +26,9 @@ Exit status:
 
   async run({ argv, env, out }) {
     parse(() => parseArgs({ args: argv, options: {}, allowPositionals: true, strict: true }), { min: 0, max: 0 });
+    // The database drivers load only now: help and usage errors answer at once.
+    const { describeDatabase, openServiceDatabase } = await import('../database.js');
+    const { pendingMigrations } = await import('@agov/db');
     const { config, database } = await openServiceDatabase(env);
     try {
       const pending = await pendingMigrations(database);
