@@ -88,6 +88,20 @@ describe('agov verify: a trace', () => {
     expect(await agov(['verify', write('numbers.json', { id: approved.trace.id, events: [1, 2] })])).toEqual(
       refused('agov verify: not a trace export: event 1 has no id\n'),
     );
+    expect(await agov(['verify', write('infinite.json', '{"id": "t", "events": [{"id": "e", "metadata": {"n": 1e400}}]}')])).toEqual(
+      refused(
+        `agov verify: cannot read ${join(dir, 'infinite.json')}: not JSON (a number out of range); audit exports are read in their JSON form\n`,
+      ),
+    );
+    // Nested deeper than the stack allows, in the reading or in the hashing.
+    const deep = await agov([
+      'verify',
+      write('deep.json', { id: 't', events: [{ id: 'e', metadata: JSON.parse(`${'{"a":'.repeat(2_500)}1${'}'.repeat(2_500)}`) }] }),
+    ]);
+    expect(deep.status).toBe(2);
+    expect(deep.stderr).toMatch(
+      /^agov verify: (cannot read .*deep\.json: not JSON|not a trace export: trace t has an event that cannot be hashed) \(Maximum call stack size exceeded\)/,
+    );
     const notJson = await agov(['verify', write('broken.json', '{not json')]);
     expect(notJson.status).toBe(2);
     expect(notJson.stderr).toMatch(

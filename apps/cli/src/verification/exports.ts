@@ -43,11 +43,17 @@ export function readExport(path: string): TraceFile | AuditFile {
   }
   let file: unknown;
   try {
-    file = JSON.parse(text);
+    file = JSON.parse(text, finiteNumbers);
   } catch (error) {
     throw new UnreadableExport(`cannot read ${path}: not JSON (${(error as Error).message}); audit exports are read in their JSON form`);
   }
   return Array.isArray(file) ? { kind: 'audit', rows: file.map(auditRow) } : traceFile(file);
+}
+
+/** JSON reads 1e400 as Infinity, which has no canonical form to hash: no export holds one. */
+function finiteNumbers(_key: string, value: unknown): unknown {
+  if (typeof value === 'number' && !Number.isFinite(value)) throw new Error('a number out of range');
+  return value;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,5 +1,5 @@
 import { firstBrokenEvent } from './chain.js';
-import type { TraceFile } from './exports.js';
+import { type TraceFile, UnreadableExport } from './exports.js';
 
 /** The verdict on a file: printed on standard output, exit 0 when valid and 1 when not. */
 export interface Verdict {
@@ -10,7 +10,13 @@ export interface Verdict {
 /** Recomputes every event's hash from its fields and its predecessor's stored hash. */
 export function verifyTraceFile(trace: TraceFile): Verdict {
   const { traceId, events } = trace;
-  const broken = firstBrokenEvent(traceId, events);
+  let broken: string | null;
+  try {
+    broken = firstBrokenEvent(traceId, events);
+  } catch (error) {
+    // Nesting too deep to hash: the service could not have written such an event either.
+    throw new UnreadableExport(`not a trace export: trace ${traceId} has an event that cannot be hashed (${(error as Error).message})`);
+  }
   if (broken === null) return { valid: true, report: `valid: trace ${traceId}, ${events.length} events, hash chain intact` };
   const position = events.findIndex((event) => event.id === broken) + 1;
   return {
