@@ -48,7 +48,7 @@ Exit status:
         err('agov verify: --trace applies to an audit export, and this file is a trace export');
         return EXIT.usage;
       }
-      const verdict = file.kind === 'trace' ? verifyTraceFile(file) : verifyAuditFile(file, traces);
+      const verdict = file.kind === 'trace' ? await verifyTraceFile(file) : await verifyAuditFile(file, traces);
       out(verdict.report);
       return verdict.valid ? EXIT.ok : EXIT.failed;
     } catch (error) {

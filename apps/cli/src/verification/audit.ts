@@ -21,7 +21,7 @@ const SHARED_FIELDS = [
  * chains are verified first), each of those traces' rows must be its event exactly, and its
  * events recorded within the export's time span must each have a row, in chain order.
  */
-export function verifyAuditFile(audit: AuditFile, traces: readonly TraceFile[]): Verdict {
+export async function verifyAuditFile(audit: AuditFile, traces: readonly TraceFile[]): Promise<Verdict> {
   const { rows } = audit;
   const invalid = (what: string): Verdict => ({ valid: false, report: `INVALID: audit export, ${what}` });
   const seen = new Set<string>();
@@ -35,7 +35,7 @@ export function verifyAuditFile(audit: AuditFile, traces: readonly TraceFile[]):
 
   let checkedEvents = 0;
   for (const trace of traces) {
-    const chain = verifyTraceFile(trace);
+    const chain = await verifyTraceFile(trace);
     if (!chain.valid) return chain;
     const mismatch = compareWithTrace(rows, trace);
     if (mismatch) return invalid(mismatch);

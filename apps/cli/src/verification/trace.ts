@@ -8,11 +8,11 @@ export interface Verdict {
 }
 
 /** Recomputes every event's hash from its fields and its predecessor's stored hash. */
-export function verifyTraceFile(trace: TraceFile): Verdict {
+export async function verifyTraceFile(trace: TraceFile): Promise<Verdict> {
   const { traceId, events } = trace;
   let broken: string | null;
   try {
-    broken = firstBrokenEvent(traceId, events);
+    broken = await firstBrokenEvent(traceId, events);
   } catch (error) {
     // Nesting too deep to hash: the service could not have written such an event either.
     throw new UnreadableExport(`not a trace export: trace ${traceId} has an event that cannot be hashed (${(error as Error).message})`);
