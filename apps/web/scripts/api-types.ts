@@ -1,37 +1,19 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { buildApp } from '@agov/api';
-import { loadConfig } from '@agov/config';
-import { createLogger, createRuntime } from '@agov/runtime';
 
-/** The dashboard's API types live here, generated from the service's own OpenAPI document. */
+/** The committed contract (docs/openapi.json), which a test holds equal to what the service serves. */
+export const CONTRACT_FILE = fileURLToPath(new URL('../../../docs/openapi.json', import.meta.url));
+
+/** The dashboard's API types live here, generated from the contract. */
 export const API_TYPES_FILE = fileURLToPath(new URL('../src/api/schema.d.ts', import.meta.url));
 
-const HEADER = "// Generated from the service's /openapi.json by `npm run api-types -w @agov/web`. Do not edit.\n\n";
+const HEADER = '// Generated from docs/openapi.json by `npm run contract:write`. Do not edit.\n\n';
 
-export async function apiTypesSource(document: unknown): Promise<string> {
+/** The types of the committed contract, as the file holds them. */
+export async function apiTypesSource(): Promise<string> {
   // biome-ignore lint/suspicious/noExplicitAny: openapi-typescript takes the parsed document as it comes.
-  return HEADER + astToString(await openapiTS(document as any));
+  return HEADER + astToString(await openapiTS(JSON.parse(readFileSync(CONTRACT_FILE, 'utf8')) as any));
 }
 
-/** Starts the service on a throwaway embedded database just long enough to read its document. */
-async function main() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'agov-api-types-'));
-  try {
-    const config = loadConfig({ NODE_ENV: 'production', DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
-    const logger = createLogger(config);
-    const runtime = await createRuntime(config, { logger });
-    const app = await buildApp(runtime, logger);
-    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    writeFileSync(API_TYPES_FILE, await apiTypesSource(document));
-    await app.close();
-    await runtime.close();
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) writeFileSync(API_TYPES_FILE, await apiTypesSource());

@@ -42,7 +42,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-const migrationsFolder = fileURLToPath(new URL('../migrations', import.meta.url));
+export const migrationsFolder = fileURLToPath(new URL('../migrations', import.meta.url));
 /** Serialises start-up migrations across processes sharing one server. */
 const MIGRATION_LOCK = 7_212_004_001;
 

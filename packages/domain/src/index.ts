@@ -1,6 +1,7 @@
 // Wiring: what the runtime builds once and passes to every domain call.
 export { systemClock, type Clock } from './support/clock.js';
 export type { Deps } from './wiring/deps.js';
+export type { CoreDeps } from './caches/caches.js';
 export { CacheFreshness } from './caches/freshness.js';
 export { DatabaseAvailability } from './support/database-availability.js';
 export { isDatabaseUnavailable, isStatementTimeout } from './support/db-errors.js';
@@ -18,7 +19,7 @@ export { AppError, codeToStatus, type ErrorCode } from './support/errors.js';
 
 // Access and identity: who is calling, what they may do, and their accounts and keys.
 export { authorize, ROLES, SCOPES, type Access, type Principal } from './access/access.js';
-export { login, signup, whoAmI } from './identity/accounts.js';
+export { bootstrapTenant, issueAdminKey, login, signup, whoAmI, type Bootstrapped } from './identity/accounts.js';
 export { createApiKey, deleteApiKey, listApiKeys, principalOfApiKey, rotateApiKey } from './identity/api-keys.js';
 export { developmentPrincipal, endSession, principalOfSession } from './identity/sessions.js';
 export { createUser, deleteUser, listUsers, updateUser } from './identity/users.js';

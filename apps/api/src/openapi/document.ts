@@ -1,6 +1,6 @@
-import { type Access, AUDIT_EXPORT_COLUMNS, codeToStatus, TRACE_EXPORT_COLUMNS } from '@agov/domain';
+import { type Access, AUDIT_EXPORT_COLUMNS, codeToStatus, type ErrorCode, TRACE_EXPORT_COLUMNS } from '@agov/domain';
 import { PUBLIC, type RouteAccess } from '../access.js';
-import { type DocumentedErrorCode, OPERATIONS } from './operations.js';
+import { OPERATIONS } from './operations.js';
 import { exampleOf } from './examples.js';
 
 /** What the document needs to know of a route beyond its schema, gathered as routes are registered. */
@@ -8,6 +8,8 @@ export interface RouteFacts {
   access: RouteAccess;
   /** Counted against a rate limit (`config.rateLimit !== false`). */
   rateLimited: boolean;
+  /** Takes an `Idempotency-Key` header (`config.idempotent`, plugins/idempotency.ts). */
+  idempotent: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -34,9 +36,6 @@ interface Document {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const HEADER = (name: string) => ({ $ref: `#/components/headers/${name}` });
-
-/** Status of each documented code: the domain's table, plus CONTRACT's idempotency code it does not list yet. */
-const STATUS_OF: Record<DocumentedErrorCode, number> = { ...codeToStatus, idempotency_key_reused: 422 };
 
 /** Routes that never touch the database: they cannot answer 503. */
 const WITHOUT_DATABASE = new Set(['getHealth']);
@@ -116,9 +115,9 @@ const FORBIDDEN_DETAILS = {
 const admitsEveryone = (access: Access) => access.scope === 'any' && access.roles === 'any';
 
 /** The codes an operation can answer: those of its kind, derived from the route, and those its domain code raises. */
-function errorCodes(method: string, path: string, operation: Operation, facts: RouteFacts): Set<DocumentedErrorCode> {
+function errorCodes(method: string, path: string, operation: Operation, facts: RouteFacts): Set<ErrorCode> {
   const text = OPERATIONS[operation.operationId ?? ''];
-  const codes = new Set<DocumentedErrorCode>(text?.errors ?? []);
+  const codes = new Set<ErrorCode>(text?.errors ?? []);
   const takesInput = method !== 'get' || (operation.parameters ?? []).length > 0;
   if (takesInput) codes.add('validation_error');
   if (facts.access !== PUBLIC) {
@@ -130,14 +129,14 @@ function errorCodes(method: string, path: string, operation: Operation, facts: R
   if (method !== 'get') codes.add('payload_too_large');
   if (facts.rateLimited) codes.add('rate_limit_exceeded');
   if (!WITHOUT_DATABASE.has(operation.operationId ?? '')) codes.add('service_unavailable');
-  if (text?.idempotent) {
+  if (facts.idempotent) {
     codes.add('conflict');
     codes.add('idempotency_key_reused');
   }
   return codes;
 }
 
-function errorResponse(status: number, codes: DocumentedErrorCode[]): Response {
+function errorResponse(status: number, codes: ErrorCode[]): Response {
   const narrowed: Json = { error: { type: 'string', enum: codes } };
   if (status === 403) narrowed.details = FORBIDDEN_DETAILS;
   const headers: Json = { 'X-Request-Id': HEADER('XRequestId') };
@@ -204,7 +203,7 @@ export function finishDocument<T extends object>(generated: T, facts: ReadonlyMa
       operation.description = `${text.description}\n\n${access.words}`;
       operation.security = access.security;
       Object.assign(operation, access.extensions);
-      if (text.idempotent) operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_KEY];
+      if (routeFacts.idempotent) operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_KEY];
       for (const media of Object.values(operation.requestBody?.content ?? {})) {
         if (media.schema && media.example === undefined) media.example = exampleOf(media.schema);
       }
@@ -218,11 +217,11 @@ export function finishDocument<T extends object>(generated: T, facts: ReadonlyMa
         };
       }
       for (const [status, response] of Object.entries(operation.responses)) {
-        describeSuccess(response, status, routeFacts, text.idempotent === true);
+        describeSuccess(response, status, routeFacts);
       }
-      const byStatus = new Map<number, DocumentedErrorCode[]>();
+      const byStatus = new Map<number, ErrorCode[]>();
       for (const code of errorCodes(method, path, operation, routeFacts)) {
-        byStatus.set(STATUS_OF[code], [...(byStatus.get(STATUS_OF[code]) ?? []), code]);
+        byStatus.set(codeToStatus[code], [...(byStatus.get(codeToStatus[code]) ?? []), code]);
       }
       for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) operation.responses[status] = errorResponse(status, codes);
       operation.responses.default = {
@@ -263,13 +262,13 @@ const DOWNLOADS: Record<string, { headers: (keyof typeof HEADERS)[]; content?: R
 
 const SUCCESS_DESCRIPTIONS: Record<string, string> = { '200': 'OK', '201': 'Created', '204': 'No content' };
 
-function describeSuccess(response: Response, status: string, facts: RouteFacts, idempotent: boolean) {
+function describeSuccess(response: Response, status: string, facts: RouteFacts) {
   if (response.description === 'Default Response') response.description = SUCCESS_DESCRIPTIONS[status] ?? 'Success';
   response.headers = {
     ...response.headers,
     'X-Request-Id': HEADER('XRequestId'),
     ...(facts.rateLimited || facts.access !== PUBLIC ? rateLimitHeaders() : {}),
-    ...(idempotent ? { 'Idempotent-Replayed': HEADER('IdempotentReplayed') } : {}),
+    ...(facts.idempotent ? { 'Idempotent-Replayed': HEADER('IdempotentReplayed') } : {}),
   };
   for (const media of Object.values(response.content ?? {})) {
     if (media.schema && media.example === undefined) media.example = exampleOf(media.schema);

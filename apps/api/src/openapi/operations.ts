@@ -1,19 +1,11 @@
 import type { ErrorCode } from '@agov/domain';
 
-/**
- * The error codes of CONTRACT's idempotency decision, which the domain's `codeToStatus` does not
- * list yet: the document declares them on the operations that take an `Idempotency-Key`.
- */
-export type DocumentedErrorCode = ErrorCode | 'idempotency_key_reused';
-
 /** What the route schemas cannot say about an operation: its words, and the errors its domain code raises. */
 export interface OperationText {
   summary: string;
   description: string;
   /** Error codes beyond those every operation of its kind can answer (see document.ts). */
-  errors?: readonly DocumentedErrorCode[];
-  /** Takes an `Idempotency-Key` header (CONTRACT, Integration decisions). */
-  idempotent?: true;
+  errors?: readonly ErrorCode[];
 }
 
 /** Every operation of the API by operationId; the document refuses to build with one missing. */
@@ -43,7 +35,7 @@ export const OPERATIONS: Record<string, OperationText> = {
   },
 
   listUsers: { summary: 'List users', description: "The tenant's users, oldest first." },
-  createUser: { summary: 'Create a user', description: 'Adds a user to the tenant with a role.', errors: ['conflict'], idempotent: true },
+  createUser: { summary: 'Create a user', description: 'Adds a user to the tenant with a role.', errors: ['conflict'] },
   updateUser: {
     summary: 'Update a user',
     description: "Changes a user's name, e-mail, password or role. The tenant must keep at least one admin.",
@@ -55,7 +47,6 @@ export const OPERATIONS: Record<string, OperationText> = {
   createApiKey: {
     summary: 'Create an API key',
     description: 'Issues a key with the given scopes. The key itself (`key`) is shown only in this answer.',
-    idempotent: true,
   },
   deleteApiKey: { summary: 'Revoke an API key', description: 'Revokes a key at once: requests made with it are refused with 401.' },
   rotateApiKey: {
@@ -67,7 +58,6 @@ export const OPERATIONS: Record<string, OperationText> = {
     summary: 'Evaluate an action',
     description:
       "Decides whether an agent may perform an action: `allow`, `deny`, or `approval_required` (an approval request is opened and its id returned). Every call records a trace with a hash-chained audit trail. Counted against the tenant's `evaluate` rate limit.",
-    idempotent: true,
   },
 
   listTraces: { summary: 'List traces', description: 'Traces newest first, filtered by agent, outcome and time range.' },
@@ -77,7 +67,6 @@ export const OPERATIONS: Record<string, OperationText> = {
     description:
       'Reports what happened when the agent acted on an allowed or approved decision: `success` or `error`, with optional metadata. A trace takes one outcome; a second one, or one for a blocked or denied trace, is 409.',
     errors: ['conflict'],
-    idempotent: true,
   },
   verifyTrace: {
     summary: "Verify a trace's hash chain",
@@ -113,20 +102,18 @@ export const OPERATIONS: Record<string, OperationText> = {
     summary: 'Approve an approval request',
     description: 'Approves a pending request: its trace may go ahead. A request that is no longer pending is 409.',
     errors: ['conflict'],
-    idempotent: true,
   },
   denyApproval: {
     summary: 'Deny an approval request',
     description: 'Denies a pending request: its trace is blocked. A request that is no longer pending is 409.',
     errors: ['conflict'],
-    idempotent: true,
   },
 
   listAgents: {
     summary: 'List agents',
     description: 'Agents, filtered by environment, lifecycle state, authority model, autonomy tier and a search term.',
   },
-  createAgent: { summary: 'Register an agent', description: 'Registers an agent in the `active` state.', idempotent: true },
+  createAgent: { summary: 'Register an agent', description: 'Registers an agent in the `active` state.' },
   getAgent: {
     summary: 'Get an agent',
     description: 'An agent with its recent traces, approval counts and the last 24 hours of decisions.',
@@ -155,7 +142,6 @@ export const OPERATIONS: Record<string, OperationText> = {
   createPolicyRule: {
     summary: 'Create a policy rule',
     description: "Adds a rule to an agent's policy, at version 1. `conditions` is a JSON Logic expression over the evaluated action.",
-    idempotent: true,
   },
   getPolicyRule: { summary: 'Get a policy rule', description: 'A policy rule at its current version.' },
   updatePolicyRule: { summary: 'Update a policy rule', description: 'Changes a rule; each change is a new version, kept in its history.' },
@@ -172,7 +158,6 @@ export const OPERATIONS: Record<string, OperationText> = {
   createWebhook: {
     summary: 'Create a webhook endpoint',
     description: 'Subscribes a URL to events. The signing secret (`secret`) is shown only in this answer.',
-    idempotent: true,
   },
   listWebhooks: { summary: 'List webhook endpoints', description: "The tenant's webhook endpoints." },
   getWebhook: { summary: 'Get a webhook endpoint', description: 'A webhook endpoint, without its secret.' },

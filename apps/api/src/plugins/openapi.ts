@@ -31,7 +31,7 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
     const operationId = route.schema?.operationId;
     const access = route.config?.access;
     if (typeof operationId === 'string' && access !== undefined)
-      facts.set(operationId, { access, rateLimited: route.config?.rateLimit !== false });
+      facts.set(operationId, { access, rateLimited: route.config?.rateLimit !== false, idempotent: route.config?.idempotent === true });
   });
   await app.register(swagger, {
     openapi: {

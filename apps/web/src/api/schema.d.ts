@@ -1,4 +1,4 @@
-// Generated from the service's /openapi.json by `npm run api-types -w @agov/web`. Do not edit.
+// Generated from docs/openapi.json by `npm run contract:write`. Do not edit.
 
 export interface paths {
     "/health": {
@@ -6705,7 +6705,10 @@ export interface operations {
     };
     getApprovalStatus: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Seconds to hold the answer while the request is pending: it comes as soon as the request is decided or expires */
+                wait?: number;
+            };
             header?: never;
             path: {
                 id: string;

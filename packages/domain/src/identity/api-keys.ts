@@ -7,6 +7,7 @@ import { transactionInvalidating } from '../caches/invalidation.js';
 import { pageOf, type Page, type Paged } from '../support/pagination.js';
 import { randomHex, sha256Hex } from '../support/secrets.js';
 import type { CachedApiKey } from '../caches/api-keys.js';
+import type { CoreDeps } from '../caches/caches.js';
 
 /** A key record together with its secret: only ever returned by create and rotate. */
 export type IssuedApiKey = ApiKeyRow & { key: string };
@@ -27,7 +28,7 @@ export interface CreateApiKeyInput {
 }
 
 export async function createApiKey(
-  deps: IdentityDeps,
+  deps: CoreDeps,
   principal: Principal,
   input: CreateApiKeyInput,
   executor: Executor = deps.database.db,
