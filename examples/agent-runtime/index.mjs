@@ -7,23 +7,24 @@ import { createClient, GuardError, verifyTraceExport } from '@agov/sdk';
 
 const governance = createClient({ baseUrl: process.env.AGOV_URL ?? 'http://127.0.0.1:4000', apiKey: required('AGOV_API_KEY') });
 
+// The payout of the README's quick start: a rule there asks a person to approve each one.
 const action = {
   agent_id: required('AGOV_AGENT_ID'),
   operation: 'write',
-  target_integration: 'github',
-  resource_scope: process.argv[2] ?? 'repo/app',
-  data_classification: 'internal',
-  context: { pull_request: 42 },
+  target_integration: 'stripe',
+  resource_scope: process.argv[2] ?? 'payouts/po-1043',
+  data_classification: 'confidential',
+  context: { amount: 980, currency: 'EUR', supplier: 'Initech' },
 };
 
-/** The agent's real work; here it pretends to merge a pull request. */
-async function mergePullRequest() {
-  return { merged: true, pull_request: 42 };
+/** The agent's real work; here it pretends to send the payout. */
+async function sendPayout() {
+  return { payout: action.resource_scope, status: 'paid' };
 }
 
 let traceId;
 try {
-  const result = await governance.guard(action, mergePullRequest, {
+  const result = await governance.guard(action, sendPayout, {
     onEvaluated: (evaluation) => {
       traceId = evaluation.trace_id;
       console.log(`decision: ${evaluation.decision} (trace ${evaluation.trace_id})`);

@@ -53,12 +53,15 @@ function runExample(script: string, env: Record<string, string>, args: string[] 
   };
 }
 
+/** The README quick start's rule: payouts on stripe. */
+const PAYOUT_RULE = { target_integration: 'stripe', resource_scope: 'payouts/*', data_classification: 'confidential' };
+
 describe('examples/agent-runtime', () => {
   const t = useTestApp();
 
   it('waits for a reviewer, acts once approved, records the outcome and checks the chain', async () => {
     const baseUrl = await listen(t);
-    const { admin, runtimeKey, agentId } = await governedAgent(t, baseUrl, 'approval_required');
+    const { admin, runtimeKey, agentId } = await governedAgent(t, baseUrl, 'approval_required', PAYOUT_RULE);
     const run = runExample('examples/agent-runtime/index.mjs', { AGOV_URL: baseUrl, AGOV_API_KEY: runtimeKey, AGOV_AGENT_ID: agentId });
     const [, approvalId] = await run.line(/waiting for a reviewer to decide approval (\S+)\n/);
     await admin.approveApproval(approvalId!, { approver_name: 'Rita Reviewer' });
@@ -69,7 +72,7 @@ describe('examples/agent-runtime', () => {
       [
         `decision: approval_required (trace ${traceId})`,
         `waiting for a reviewer to decide approval ${approvalId}`,
-        'action ran: {"merged":true,"pull_request":42}',
+        'action ran: {"payout":"payouts/po-1043","status":"paid"}',
         `trace ${traceId}: completed_with_approval, 10 events, hash chain intact`,
         '',
       ].join('\n'),
