@@ -95,19 +95,20 @@ export async function verifyTraceExport(file: unknown): Promise<TraceVerificatio
 }
 
 export interface AuditExportVerification {
-  /** False when a checked trace's chain is broken or a row differs from its trace's chain. */
+  /** False when a row is malformed, repeated or out of time order, or differs from a trace given. */
   valid: boolean;
   eventCount: number;
   /** Traces whose rows were checked against a verified chain. */
   checkedTraceIds: string[];
-  /** Traces with rows in the export but no trace file given: their rows were not checked. */
+  /** Traces with rows in the export but no trace file given: their hashes were not recomputed. */
   uncheckedTraceIds: string[];
-  /** The first row (or, for a broken trace file, the first event) that fails; null when valid. */
+  /** The first row (or event of a trace given) that fails; null when valid. */
   firstInvalidEventId: string | null;
   /** Why it fails. */
   problem: string | null;
 }
 
+const SHA256 = /^sha256:[0-9a-f]{64}$/;
 /** The fields an audit export row shares with its event in the trace. */
 const SHARED_FIELDS = [
   'event_type',
@@ -122,62 +123,108 @@ const SHARED_FIELDS = [
 
 /**
  * Checks an audit export (`GET /api/v1/audit/export`, JSON) offline. Its rows lack two of
- * the hashed fields (`approval_request_id`, `metadata`), so a row's hash cannot be
- * recomputed from the row alone: each row is checked against the trace it belongs to.
- * Give the trace exports (or details) of the traces in it; each one's chain is verified,
- * then every row of that trace must be one of its events, with the same fields and hash,
- * in chain order. Rows of traces with no file given are listed as unchecked.
+ * the hashed fields (`approval_request_id`, `metadata`), so no hash can be recomputed from
+ * the rows alone. What the rows allow is checked: each hash is a sha256 hash, no event
+ * appears twice, rows come in time order. Against the trace exports (or details) given,
+ * whose own chains are verified first, every row of such a trace must be its event exactly
+ * (same fields, hash and agent), in chain order, and each of its events recorded within the
+ * export's time span must have a row. Traces with no file given are listed as unchecked.
  */
 export async function verifyAuditExport(rows: unknown, traceFiles: readonly unknown[] = []): Promise<AuditExportVerification> {
-  if (!Array.isArray(rows) || rows.some((row) => !isRecord(row) || typeof row.event_id !== 'string' || typeof row.trace_id !== 'string')) {
-    throw new InvalidExportError('not an audit export: expected a JSON array of rows with event_id and trace_id');
+  if (!Array.isArray(rows) || rows.some((row) => !isAuditRow(row))) {
+    throw new InvalidExportError(
+      'not an audit export: expected a JSON array of rows with event_id, trace_id, timestamp and integrity_hash',
+    );
   }
   const auditRows = rows as AuditExportRow[];
-  const chains = new Map<string, TraceEvent[]>();
+  const traces = traceFiles.map(readTrace);
+  const traceIds = [...new Set(auditRows.map((row) => row.trace_id))];
+  const given = new Set(traces.map((trace) => trace.traceId));
   const result = (failure: { eventId: string; problem: string } | null): AuditExportVerification => ({
     valid: failure === null,
     eventCount: auditRows.length,
-    checkedTraceIds: [...new Set(auditRows.map((row) => row.trace_id))].filter((id) => chains.has(id)),
-    uncheckedTraceIds: [...new Set(auditRows.map((row) => row.trace_id))].filter((id) => !chains.has(id)),
+    checkedTraceIds: traceIds.filter((id) => given.has(id)),
+    uncheckedTraceIds: traceIds.filter((id) => !given.has(id)),
     firstInvalidEventId: failure?.eventId ?? null,
     problem: failure?.problem ?? null,
   });
 
-  for (const file of traceFiles) {
-    const trace = readTrace(file);
-    const verification = await verifyTraceExport(file);
-    if (!verification.valid) {
-      chains.set(trace.traceId, trace.events);
-      return result({
-        eventId: verification.firstInvalidEventId!,
-        problem: `the hash chain of trace ${trace.traceId} breaks at this event`,
-      });
-    }
-    chains.set(trace.traceId, trace.events);
+  const seen = new Set<string>();
+  for (const [index, row] of auditRows.entries()) {
+    const fail = (problem: string) => result({ eventId: row.event_id, problem });
+    if (row.integrity_hash === null || !SHA256.test(row.integrity_hash)) return fail('its integrity_hash is not a sha256 hash');
+    if (seen.has(row.event_id)) return fail('it appears twice');
+    seen.add(row.event_id);
+    if (index > 0 && Date.parse(row.timestamp) < Date.parse(auditRows[index - 1]!.timestamp)) return fail('it is out of time order');
   }
 
-  const lastPosition = new Map<string, number>();
-  for (const row of auditRows) {
-    const chain = chains.get(row.trace_id);
-    if (!chain) continue;
-    const position = chain.findIndex((event) => event.id === row.event_id);
-    if (position === -1) return result({ eventId: row.event_id, problem: `not an event of trace ${row.trace_id}` });
-    const event = chain[position]!;
-    const differing = SHARED_FIELDS.find((field) => event[field] !== row[field]);
-    if (differing) return result({ eventId: row.event_id, problem: `${differing} differs from the trace's event` });
-    if (position <= (lastPosition.get(row.trace_id) ?? -1)) return result({ eventId: row.event_id, problem: 'out of chain order' });
-    lastPosition.set(row.trace_id, position);
+  for (const [index, trace] of traces.entries()) {
+    const chain = await verifyTraceExport(traceFiles[index]);
+    if (!chain.valid)
+      return result({ eventId: chain.firstInvalidEventId!, problem: `the hash chain of trace ${trace.traceId} breaks at this event` });
+    const mismatch = compareWithTrace(auditRows, trace);
+    if (mismatch) return result(mismatch);
   }
   return result(null);
 }
 
-function readTrace(file: unknown): { traceId: string; events: TraceEvent[] } {
+/** The first way the rows of `trace` differ from its events, or null when they match. */
+function compareWithTrace(rows: readonly AuditExportRow[], trace: ReadTrace): { eventId: string; problem: string } | null {
+  const first = rows[0];
+  const last = rows.at(-1);
+  if (!first || !last) return null;
+  // The export holds every event recorded in its range, so each event of the trace between
+  // its first and last row's times must be in it.
+  const from = Date.parse(first.timestamp);
+  const to = Date.parse(last.timestamp);
+  const expected = trace.events.filter((event) => Date.parse(event.timestamp) >= from && Date.parse(event.timestamp) <= to);
+  const ofTrace = rows.filter((row) => row.trace_id === trace.traceId);
+  const missing = (event: TraceEvent) => ({
+    eventId: event.id,
+    problem: `missing: an event of trace ${trace.traceId} recorded within the export's time span`,
+  });
+  for (let i = 0; i < Math.max(expected.length, ofTrace.length); i++) {
+    const event = expected[i];
+    const row = ofTrace[i];
+    if (!row) return missing(event!);
+    const recorded = trace.events.find((candidate) => candidate.id === row.event_id);
+    if (!recorded) return { eventId: row.event_id, problem: `not an event of trace ${trace.traceId}` };
+    const differing =
+      SHARED_FIELDS.find((field) => row[field] !== recorded[field]) ??
+      (trace.agentId !== null && row.agent_id !== trace.agentId ? 'agent_id' : undefined);
+    if (differing) return { eventId: row.event_id, problem: `${differing} differs from the trace's event` };
+    if (event && event.id !== row.event_id) {
+      return expected.indexOf(recorded) > i ? missing(event) : { eventId: row.event_id, problem: 'out of chain order' };
+    }
+  }
+  return null;
+}
+
+interface ReadTrace {
+  traceId: string;
+  agentId: string | null;
+  events: TraceEvent[];
+}
+
+function readTrace(file: unknown): ReadTrace {
   if (!isRecord(file)) throw new InvalidExportError('not a trace export: expected a JSON object');
-  const traceId = isRecord(file.trace) ? file.trace.id : file.id;
+  const record = isRecord(file.trace) ? file.trace : file;
+  const traceId = record.id;
+  const agentId = typeof record.agent_id === 'string' ? record.agent_id : null;
   if (typeof traceId !== 'string' || !Array.isArray(file.events) || !file.events.every(isEvent)) {
     throw new InvalidExportError('not a trace export: expected {trace: {id}, events: [...]} or {id, events: [...]}');
   }
-  return { traceId, events: file.events };
+  return { traceId, agentId, events: file.events };
+}
+
+function isAuditRow(value: unknown): value is AuditExportRow {
+  return (
+    isRecord(value) &&
+    typeof value.event_id === 'string' &&
+    typeof value.trace_id === 'string' &&
+    typeof value.timestamp === 'string' &&
+    (typeof value.integrity_hash === 'string' || value.integrity_hash === null)
+  );
 }
 
 function isEvent(value: unknown): value is TraceEvent {

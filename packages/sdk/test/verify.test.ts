@@ -127,6 +127,38 @@ describe('offline verification of an audit export', () => {
       firstInvalidEventId: brokenFile.events[0]!.id,
       problem: `the hash chain of trace ${brokenFile.trace.id} breaks at this event`,
     });
+    const removed = clone(audit);
+    removed.splice(3, 1);
+    expect(await verifyAuditExport(removed, exports)).toMatchObject({
+      valid: false,
+      firstInvalidEventId: audit[3]!.event_id,
+      problem: `missing: an event of trace ${audit[3]!.trace_id} recorded within the export's time span`,
+    });
+
+    const otherAgent = clone(audit);
+    otherAgent[2]!.agent_id = '00000000-0000-4000-8000-000000000000';
+    expect(await verifyAuditExport(otherAgent, exports)).toMatchObject({
+      firstInvalidEventId: audit[2]!.event_id,
+      problem: "agent_id differs from the trace's event",
+    });
+
+    // What the rows alone show, without any trace file.
+    expect(await verifyAuditExport([...audit, audit[0]])).toMatchObject({
+      valid: false,
+      firstInvalidEventId: audit[0]!.event_id,
+      problem: 'it appears twice',
+    });
+    const unhashed = clone(audit);
+    unhashed[1]!.integrity_hash = 'md5:abc';
+    expect(await verifyAuditExport(unhashed)).toMatchObject({
+      firstInvalidEventId: audit[1]!.event_id,
+      problem: 'its integrity_hash is not a sha256 hash',
+    });
+    const late = clone(audit);
+    late[0]!.timestamp = '2099-01-01T00:00:00.000Z';
+    expect(await verifyAuditExport(late)).toMatchObject({ firstInvalidEventId: audit[1]!.event_id, problem: 'it is out of time order' });
+    expect(await verifyAuditExport(audit)).toMatchObject({ valid: true, checkedTraceIds: [], uncheckedTraceIds: expect.any(Array) });
+
     await expect(verifyAuditExport({ rows: [] })).rejects.toBeInstanceOf(InvalidExportError);
   });
 });
