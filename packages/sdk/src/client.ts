@@ -31,6 +31,9 @@ export type RequestBody<Path extends keyof paths, Method extends keyof paths[Pat
 /** The query parameters of a request, by path and method. */
 export type QueryParameters<Path extends keyof paths, Method extends keyof paths[Path]> = Query<paths[Path][Method]>;
 
+/** The JSON form of the audit export (the operation also answers CSV, for `format=csv`). */
+type AuditExportJson = paths['/api/v1/audit/export']['get']['responses'][200]['content']['application/json'];
+
 /** What the agent asks to do: the body of `POST /api/v1/evaluate`. */
 export type Action = RequestBody<'/api/v1/evaluate', 'post'>;
 
@@ -107,7 +110,7 @@ export function createClient(options: ClientOptions) {
       data(await api.GET('/api/v1/traces/{traceId}/export', { params: { path: { traceId } }, ...init(call) })),
     /** Audit events recorded in `[from, to]`, as JSON rows. */
     exportAudit: async (query: { from: string; to: string }, call?: CallOptions) =>
-      data(await api.GET('/api/v1/audit/export', { params: { query: { ...query, format: 'json' } }, ...init(call) })),
+      data(await api.GET('/api/v1/audit/export', { params: { query: { ...query, format: 'json' } }, ...init(call) })) as AuditExportJson,
   };
 
   return {

@@ -97,7 +97,7 @@ export async function verifyWebhook<Data = Record<string, unknown>>(
   }
 }
 
-async function anyVerifies(key: CryptoKey, signatures: (Bytes | null)[], data: Bytes): Promise<boolean> {
+async function anyVerifies(key: HmacKey, signatures: (Bytes | null)[], data: Bytes): Promise<boolean> {
   let verified = false;
   for (const signature of signatures) {
     if (signature && (await crypto.subtle.verify('HMAC', key, signature, data))) verified = true;
@@ -112,6 +112,9 @@ function readHeader(headers: WebhookHeaders, name: string): string | undefined {
   }
   return undefined;
 }
+
+/** An HMAC key of WebCrypto (named through its factory: not every runtime's types declare `CryptoKey` globally). */
+type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
 
 /** Bytes WebCrypto takes: backed by an ArrayBuffer. */
 type Bytes = Uint8Array<ArrayBuffer>;
