@@ -56,7 +56,7 @@ export async function getApproval(deps: CoreDeps, principal: Principal, id: stri
 
 /**
  * The request as `getApproval` reads it, once it has left `pending` or after `waitMs` of real
- * time, whichever is first; also when `signal` aborts or the process shuts down. The watch is
+ * time, whichever is first; also when `signal` aborts, or as last read when the process shuts down. The watch is
  * made before each read, so a move committed between the read and the wait still wakes it; a
  * request nobody moves is read again when it falls due, and expires then as any read expires it.
  */
@@ -76,6 +76,8 @@ export async function waitForApproval(
       if (approval.status !== 'pending' || left <= 0 || signal?.aborted || deps.approvalWaiters.closed) return approval;
       const untilDue = approval.expiresAt.getTime() - deps.clock.now().getTime();
       await watch.next(Math.min(left, Math.max(untilDue, 0)), signal);
+      // Shutting down, or nobody listening: answer with what was read rather than read again.
+      if (deps.approvalWaiters.closed || signal?.aborted) return approval;
     } finally {
       watch.stop();
     }
