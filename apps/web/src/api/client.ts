@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import type { components, paths } from './schema';
+import type { components, paths } from '@agov/sdk';
 
 /** The spec's error body, as the service's OpenAPI document declares it. */
 export type ApiErrorBody = components['schemas']['Error'];

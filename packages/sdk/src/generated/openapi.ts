@@ -1,4 +1,4 @@
-// Generated from the service's /openapi.json by `npm run generate -w @agov/sdk`. Do not edit.
+// Generated from docs/openapi.json by `npm run contract:write`. Do not edit.
 
 export interface paths {
     "/health": {

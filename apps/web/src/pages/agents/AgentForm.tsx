@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Form } from 'react-aria-components';
-import type { paths } from '../../api/schema';
+import type { paths } from '@agov/sdk';
 import { useSession } from '../../session/session';
 import { Button } from '../../ui/Button';
 import { ErrorNotice } from '../../ui/ErrorNotice';

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Form } from 'react-aria-components';
 import { api, unwrap } from '../../api/client';
-import type { paths } from '../../api/schema';
+import type { paths } from '@agov/sdk';
 import { ActionDialog } from '../../ui/ActionDialog';
 import { Button } from '../../ui/Button';
 import { CopyButton } from '../../ui/CopyButton';

@@ -1,5 +1,5 @@
 import { api, unwrap } from '../../api/client';
-import type { paths } from '../../api/schema';
+import type { paths } from '@agov/sdk';
 
 export type RuleBody = paths['/api/v1/policies']['post']['requestBody']['content']['application/json'];
 export const EFFECTS = ['allow', 'approval_required', 'deny'] as const;

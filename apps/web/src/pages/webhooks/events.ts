@@ -1,4 +1,4 @@
-import type { paths } from '../../api/schema';
+import type { paths } from '@agov/sdk';
 
 export type WebhookEvent = paths['/api/v1/webhooks']['post']['requestBody']['content']['application/json']['events'][number];
 
