@@ -25,6 +25,22 @@ export function checkInjectedResponses(app: FastifyInstance): void {
   app.inject = checked as FastifyInstance['inject'];
 }
 
+/**
+ * A `fetch` that checks every response it gets against `document`, for tests that talk to
+ * the app on a real port (the check of `app.inject` does not see those).
+ */
+export function checkedFetch(document: object): typeof fetch {
+  const checker = checkerFor(document);
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const response = await fetch(request);
+    const { pathname, search } = new URL(request.url);
+    const exchange = { method: request.method, url: pathname + search, status: response.status };
+    found.push(...checker.check({ ...exchange, headers: Object.fromEntries(response.headers), body: await response.clone().text() }));
+    return response;
+  };
+}
+
 /** Throws, listing them, when responses broke the document since the last call. */
 export function failOnViolations(): void {
   const violations = found.splice(0);
