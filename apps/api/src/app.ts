@@ -84,7 +84,7 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
   installErrorHandling(app, runtime.deps);
   installAuth(app, runtime.deps, runtime.config, await installRateLimits(app, runtime.deps));
   installMetrics(app, runtime.metrics);
-  await installOpenApi(app);
+  await installOpenApi(app, runtime.config.publicUrl);
 
   const options = { deps: runtime.deps, config: runtime.config };
   await app.register(healthRoutes, options);

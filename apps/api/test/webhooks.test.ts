@@ -215,7 +215,13 @@ it('documents every webhook route under the webhooks tag, with its success shape
   expect(operations).toHaveLength(7);
   for (const operation of operations) expect(operation.tags).toEqual(['webhooks']);
   const testResult = document.paths['/api/v1/webhooks/{id}/test'].post.responses['200'].content['application/json'].schema;
-  expect(Object.keys(testResult.properties)).toEqual(['delivered', 'http_status', 'response_time_ms', 'error']);
+  expect(testResult).toEqual({ $ref: '#/components/schemas/WebhookTestResult' });
+  expect(Object.keys(document.components.schemas.WebhookTestResult.properties)).toEqual([
+    'delivered',
+    'http_status',
+    'response_time_ms',
+    'error',
+  ]);
 });
 
 describe('GET /api/v1/webhooks/:id/deliveries', () => {

@@ -15,6 +15,7 @@ export const healthRoutes: Routes = async (app, { deps }) => {
     {
       config: { access: PUBLIC, rateLimit: false },
       schema: {
+        operationId: 'getHealth',
         tags: ['health'],
         response: {
           200: Type.Union([

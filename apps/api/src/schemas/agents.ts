@@ -86,26 +86,29 @@ const agentOut = {
   created_at: Timestamp,
 };
 
-export const Agent = Type.Object(agentOut);
+export const Agent = Type.Object(agentOut, { title: 'Agent' });
 
 const Count = Type.Integer({ minimum: 0 });
 
-export const AgentDetail = Type.Object({
-  ...agentOut,
-  stats: Type.Object({
-    recent_traces: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        requested_operation: Type.String(),
-        target_integration: Type.String(),
-        resource_scope: Type.String(),
-        final_outcome: Type.String(),
-        started_at: Timestamp,
-        completed_at: NullableTimestamp,
-      }),
-    ),
-    approval_counts: Type.Object({ pending: Count, approved: Count, denied: Count, expired: Count }),
-    decisions_last_24h: Type.Object({ allow: Count, approval_required: Count, deny: Count }),
-    trace_count: Count,
-  }),
-});
+export const AgentDetail = Type.Object(
+  {
+    ...agentOut,
+    stats: Type.Object({
+      recent_traces: Type.Array(
+        Type.Object({
+          id: Type.String(),
+          requested_operation: Type.String(),
+          target_integration: Type.String(),
+          resource_scope: Type.String(),
+          final_outcome: Type.String(),
+          started_at: Timestamp,
+          completed_at: NullableTimestamp,
+        }),
+      ),
+      approval_counts: Type.Object({ pending: Count, approved: Count, denied: Count, expired: Count }),
+      decisions_last_24h: Type.Object({ allow: Count, approval_required: Count, deny: Count }),
+      trace_count: Count,
+    }),
+  },
+  { title: 'AgentDetail' },
+);

@@ -20,53 +20,62 @@ export const DecisionBody = Body({
 
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 
-export const Approval = Type.Object({
-  id: Type.String(),
-  trace_id: Type.String(),
-  agent_id: Type.String(),
-  requested_operation: Type.String(),
-  target_integration: Type.String(),
-  resource_scope: Type.String(),
-  data_classification: Type.String(),
-  risk_classification: StringEnum(['low', 'medium', 'high', 'critical']),
-  authority_model: Type.String(),
-  delegated_from: Type.String(),
-  policy_effect: Type.String(),
-  flag_reason: Type.String(),
-  status: ApprovalStatus,
-  context_snapshot: JsonObjectOut,
-  expires_at: Timestamp,
-  requested_at: Timestamp,
-  decided_at: NullableTimestamp,
-  approver_name: nullableString,
-  decision_note: nullableString,
-});
+export const Approval = Type.Object(
+  {
+    id: Type.String(),
+    trace_id: Type.String(),
+    agent_id: Type.String(),
+    requested_operation: Type.String(),
+    target_integration: Type.String(),
+    resource_scope: Type.String(),
+    data_classification: Type.String(),
+    risk_classification: StringEnum(['low', 'medium', 'high', 'critical']),
+    authority_model: Type.String(),
+    delegated_from: Type.String(),
+    policy_effect: Type.String(),
+    flag_reason: Type.String(),
+    status: ApprovalStatus,
+    context_snapshot: JsonObjectOut,
+    expires_at: Timestamp,
+    requested_at: Timestamp,
+    decided_at: NullableTimestamp,
+    approver_name: nullableString,
+    decision_note: nullableString,
+  },
+  { title: 'Approval' },
+);
 
-export const ApprovalDetail = Type.Object({
-  ...Approval.properties,
-  agent: Type.Union([
-    Type.Object({
-      id: Type.String(),
-      name: Type.String(),
-      description: Type.String(),
-      owner_name: Type.String(),
-      team: Type.String(),
-      environment: Type.String(),
-      authority_model: Type.String(),
-      autonomy_tier: Type.String(),
-      lifecycle_state: Type.String(),
-    }),
-    Type.Null(),
-  ]),
-  trace: Type.Union([TraceListItem, Type.Null()]),
-});
+export const ApprovalDetail = Type.Object(
+  {
+    ...Approval.properties,
+    agent: Type.Union([
+      Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        description: Type.String(),
+        owner_name: Type.String(),
+        team: Type.String(),
+        environment: Type.String(),
+        authority_model: Type.String(),
+        autonomy_tier: Type.String(),
+        lifecycle_state: Type.String(),
+      }),
+      Type.Null(),
+    ]),
+    trace: Type.Union([TraceListItem, Type.Null()]),
+  },
+  { title: 'ApprovalDetail' },
+);
 
-export const ApprovalStatusResponse = Type.Object({
-  id: Type.String(),
-  status: ApprovalStatus,
-  decided_at: NullableTimestamp,
-  approver_name: nullableString,
-  decision_note: nullableString,
-});
+export const ApprovalStatusResponse = Type.Object(
+  {
+    id: Type.String(),
+    status: ApprovalStatus,
+    decided_at: NullableTimestamp,
+    approver_name: nullableString,
+    decision_note: nullableString,
+  },
+  { title: 'ApprovalStatus' },
+);
 
-export const ApprovalCount = Type.Object({ count: Type.Integer() });
+export const ApprovalCount = Type.Object({ count: Type.Integer() }, { title: 'ApprovalCount' });

@@ -1,5 +1,5 @@
 import { type Static, Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
-import { codeToStatus, DATA_CLASSIFICATIONS, type ErrorCode, instantOf, POLICY_EFFECTS } from '@agov/domain';
+import { DATA_CLASSIFICATIONS, type ErrorCode, instantOf, POLICY_EFFECTS } from '@agov/domain';
 
 /** A request body: unknown fields are rejected, never silently dropped. */
 export const Body = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
@@ -58,7 +58,12 @@ export const FREEFORM_MAX_DEPTH = 32;
 export const FREEFORM_MAX_BYTES = 64 * 1024;
 
 /** Arbitrary client JSON (an object), bounded by the free-form limits. */
-export const Freeform = Type.Unsafe<Record<string, unknown>>({ type: 'object', [FREEFORM_KEYWORD]: true });
+export const Freeform = Type.Unsafe<Record<string, unknown>>({
+  type: 'object',
+  // Says what the default already means, so that the document (and the clients generated from it) show an open object.
+  additionalProperties: true,
+  [FREEFORM_KEYWORD]: true,
+});
 export const NullableFreeform = Type.Union([Freeform, Type.Null()]);
 
 export const PageQuery = {
@@ -66,7 +71,7 @@ export const PageQuery = {
   offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
 };
 
-export const Pagination = Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() });
+export const Pagination = Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }, { title: 'Pagination' });
 
 export const Data = <T extends TSchema>(schema: T) => Type.Object({ data: schema });
 
@@ -78,11 +83,20 @@ export const PagedList = <T extends TSchema>(item: T) => Type.Object({ data: Typ
  * client reads it from the types generated from that document.
  */
 export const ErrorBody = Type.Object({
-  error: StringEnum(Object.keys(codeToStatus) as ErrorCode[]),
+  // Each response of the document narrows this to the codes it can carry.
+  error: Type.Unsafe<ErrorCode>({ type: 'string', description: 'The error code; each response lists those it can carry.' }),
   message: Type.String(),
   status: Type.Integer(),
-  details: Type.Optional(Type.Object({}, { additionalProperties: true })),
-  trace_id: Type.Optional(Type.String()),
+  details: Type.Optional(
+    Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description: 'What the error concerns: `fields` for validation errors, the missing scope or role for 403, limits for 429.',
+      },
+    ),
+  ),
+  trace_id: Type.Optional(Type.String({ description: 'The trace the error concerns.' })),
   request_id: Type.String(),
 });
 export type ErrorBody = Static<typeof ErrorBody>;

@@ -13,18 +13,24 @@ const action = {
 export const EvaluateBody = Body({ ...action, context: Type.Optional(Freeform) });
 export const DryRunBody = Body(action);
 
-export const EvaluateResponse = Type.Object({
-  decision: Effect,
-  trace_id: Type.String(),
-  approval_request_id: Type.Union([Type.String(), Type.Null()]),
-  reason: Type.String(),
-  policy_rule_id: Type.Union([Type.String(), Type.Null()]),
-  risk_classification: Type.Optional(StringEnum(['low', 'medium', 'high', 'critical'])),
-});
+export const EvaluateResponse = Type.Object(
+  {
+    decision: Effect,
+    trace_id: Type.String(),
+    approval_request_id: Type.Union([Type.String(), Type.Null()]),
+    reason: Type.String(),
+    policy_rule_id: Type.Union([Type.String(), Type.Null()]),
+    risk_classification: Type.Optional(StringEnum(['low', 'medium', 'high', 'critical'])),
+  },
+  { title: 'Evaluation' },
+);
 
-export const DryRunResponse = Type.Object({
-  effect: Effect,
-  rule_id: Type.Union([Type.String(), Type.Null()]),
-  rationale: Type.String(),
-  policy_version: Type.Union([Type.Integer(), Type.Null()]),
-});
+export const DryRunResponse = Type.Object(
+  {
+    effect: Effect,
+    rule_id: Type.Union([Type.String(), Type.Null()]),
+    rationale: Type.String(),
+    policy_version: Type.Union([Type.Integer(), Type.Null()]),
+  },
+  { title: 'DryRunResult' },
+);

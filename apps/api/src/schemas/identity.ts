@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { ROLES, SCOPES } from '@agov/domain';
 import { Body, NullableTimestamp, PatchBody, StringEnum, Text, Timestamp } from './common.js';
 
-const Email = Type.String({ format: 'email', maxLength: 254 });
-const Password = Type.String({ minLength: 12, maxLength: 1024 });
+const Email = Type.String({ format: 'email', maxLength: 254, examples: ['ada@example.com'] });
+const Password = Type.String({ minLength: 12, maxLength: 1024, examples: ['correct horse battery staple'] });
 const Role = StringEnum(ROLES);
 const ScopeName = StringEnum(SCOPES);
 
@@ -18,14 +18,17 @@ export const CreateApiKeyBody = Body({
   expires_at: Type.Optional(NullableTimestamp),
 });
 
-export const Tenant = Type.Object({ id: Type.String(), name: Type.String() });
-export const User = Type.Object({
-  id: Type.String(),
-  email: Type.String(),
-  name: Type.String(),
-  role: Role,
-  created_at: Timestamp,
-});
+export const Tenant = Type.Object({ id: Type.String(), name: Type.String() }, { title: 'Tenant' });
+export const User = Type.Object(
+  {
+    id: Type.String(),
+    email: Type.String(),
+    name: Type.String(),
+    role: Role,
+    created_at: Timestamp,
+  },
+  { title: 'User' },
+);
 
 const apiKeyFields = {
   id: Type.String(),
@@ -37,5 +40,5 @@ const apiKeyFields = {
   created_at: Timestamp,
   expires_at: NullableTimestamp,
 };
-export const ApiKey = Type.Object(apiKeyFields);
-export const IssuedApiKey = Type.Object({ ...apiKeyFields, key: Type.String() });
+export const ApiKey = Type.Object(apiKeyFields, { title: 'ApiKey' });
+export const IssuedApiKey = Type.Object({ ...apiKeyFields, key: Type.String() }, { title: 'IssuedApiKey' });

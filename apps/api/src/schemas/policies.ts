@@ -23,7 +23,7 @@ const editableFields = {
   resource_scope: Text(1000),
   data_classification: DataClassification,
   policy_effect: PolicyEffect,
-  rationale: Type.String({ minLength: 10, maxLength: 1000 }),
+  rationale: Type.String({ minLength: 10, maxLength: 1000, examples: ['Refunds above 500 EUR need a person to look first'] }),
   priority: Int32(),
   conditions: NullableFreeform,
   /** Approval time-to-live in seconds; null means the tenant default. */
@@ -63,20 +63,26 @@ const sharedOut = {
   modified_at: Timestamp,
 };
 
-export const PolicyRule = Type.Object({
-  id: Type.String(),
-  agent_id: Type.String(),
-  ...sharedOut,
-  is_active: Type.Boolean(),
-  policy_version: Type.Integer(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+export const PolicyRule = Type.Object(
+  {
+    id: Type.String(),
+    agent_id: Type.String(),
+    ...sharedOut,
+    is_active: Type.Boolean(),
+    policy_version: Type.Integer(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'PolicyRule' },
+);
 
-export const PolicyVersion = Type.Object({
-  id: Type.String(),
-  policy_rule_id: Type.String(),
-  version: Type.Integer(),
-  ...sharedOut,
-  change_summary: Type.Union([Type.String(), Type.Null()]),
-});
+export const PolicyVersion = Type.Object(
+  {
+    id: Type.String(),
+    policy_rule_id: Type.String(),
+    version: Type.Integer(),
+    ...sharedOut,
+    change_summary: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'PolicyVersion' },
+);

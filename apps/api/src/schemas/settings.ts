@@ -13,13 +13,16 @@ export const NotificationSettingsBody = Body({
   reviewer_emails: Type.Array(ReviewerEmail, { maxItems: MAX_REVIEWER_EMAILS }),
 });
 
-export const NotificationSettings = Type.Object({
-  email_enabled: Type.Boolean(),
-  reviewer_emails: Type.Array(Type.String()),
-  unconfirmed_emails: Type.Array(Type.String(), {
-    description: 'The listed addresses, as written, whose owners have not confirmed them yet: they get no approval mail.',
-  }),
-});
+export const NotificationSettings = Type.Object(
+  {
+    email_enabled: Type.Boolean(),
+    reviewer_emails: Type.Array(Type.String()),
+    unconfirmed_emails: Type.Array(Type.String(), {
+      description: 'The listed addresses, as written, whose owners have not confirmed them yet: they get no approval mail.',
+    }),
+  },
+  { title: 'NotificationSettings' },
+);
 
 /** The token of a confirmation link, as the dashboard's confirm page sends it. */
 export const EmailConfirmationBody = Body({ token: Type.String({ minLength: 1, maxLength: 128 }) });

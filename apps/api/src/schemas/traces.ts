@@ -54,23 +54,32 @@ const timing = {
   duration_ms: Type.Union([Type.Number(), Type.Null()]),
 };
 
-export const TraceListItem = Type.Object({ ...traceCore, ...timing, event_count: Type.Integer(), has_approval: Type.Boolean() });
+export const TraceListItem = Type.Object(
+  { ...traceCore, ...timing, event_count: Type.Integer(), has_approval: Type.Boolean() },
+  { title: 'TraceSummary' },
+);
 
-export const TraceRecord = Type.Object({ ...traceCore, parent_trace_id: Type.Union([Type.String(), Type.Null()]), ...timing });
+export const TraceRecord = Type.Object(
+  { ...traceCore, parent_trace_id: Type.Union([Type.String(), Type.Null()]), ...timing },
+  { title: 'Trace' },
+);
 
-export const AuditEvent = Type.Object({
-  id: Type.String(),
-  event_type: Type.String(),
-  actor_type: Type.String(),
-  actor_name: Type.String(),
-  description: Type.String(),
-  status: Type.String(),
-  timestamp: Timestamp,
-  policy_version: Type.Union([Type.Integer(), Type.Null()]),
-  approval_request_id: Type.Union([Type.String(), Type.Null()]),
-  metadata: JsonObjectOut,
-  integrity_hash: Type.Union([Type.String(), Type.Null()]),
-});
+export const AuditEvent = Type.Object(
+  {
+    id: Type.String(),
+    event_type: Type.String(),
+    actor_type: Type.String(),
+    actor_name: Type.String(),
+    description: Type.String(),
+    status: Type.String(),
+    timestamp: Timestamp,
+    policy_version: Type.Union([Type.Integer(), Type.Null()]),
+    approval_request_id: Type.Union([Type.String(), Type.Null()]),
+    metadata: JsonObjectOut,
+    integrity_hash: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'TraceEvent' },
+);
 
 const TraceApprovalSummary = {
   id: Type.String(),
@@ -79,29 +88,38 @@ const TraceApprovalSummary = {
   decided_at: NullableTimestamp,
 };
 
-export const TraceDetail = Type.Object({
-  ...TraceRecord.properties,
-  events: Type.Array(AuditEvent),
-  approval_requests: Type.Array(Type.Object(TraceApprovalSummary)),
-});
+export const TraceDetail = Type.Object(
+  {
+    ...TraceRecord.properties,
+    events: Type.Array(AuditEvent),
+    approval_requests: Type.Array(Type.Object(TraceApprovalSummary)),
+  },
+  { title: 'TraceDetail' },
+);
 
-export const TraceExport = Type.Object({
-  trace: TraceRecord,
-  events: Type.Array(AuditEvent),
-  approval_requests: Type.Array(
-    Type.Object({
-      ...TraceApprovalSummary,
-      flag_reason: Type.String(),
-      decision_note: Type.Union([Type.String(), Type.Null()]),
-    }),
-  ),
-  exported_at: Timestamp,
-});
+export const TraceExport = Type.Object(
+  {
+    trace: TraceRecord,
+    events: Type.Array(AuditEvent),
+    approval_requests: Type.Array(
+      Type.Object({
+        ...TraceApprovalSummary,
+        flag_reason: Type.String(),
+        decision_note: Type.Union([Type.String(), Type.Null()]),
+      }),
+    ),
+    exported_at: Timestamp,
+  },
+  { title: 'TraceExport' },
+);
 
-export const Verification = Type.Object({
-  trace_id: Type.String(),
-  valid: Type.Boolean(),
-  event_count: Type.Integer(),
-  verified_at: Timestamp,
-  first_invalid_event: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-});
+export const Verification = Type.Object(
+  {
+    trace_id: Type.String(),
+    valid: Type.Boolean(),
+    event_count: Type.Integer(),
+    verified_at: Timestamp,
+    first_invalid_event: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  },
+  { title: 'Verification' },
+);

@@ -28,32 +28,41 @@ const endpointFields = {
   description: Type.Union([Type.String(), Type.Null()]),
   created_at: Timestamp,
 };
-export const WebhookEndpoint = Type.Object(endpointFields);
+export const WebhookEndpoint = Type.Object(endpointFields, { title: 'Webhook' });
 // The spec's field order, with the secret after events.
-export const CreatedWebhookEndpoint = Type.Object({
-  id: endpointFields.id,
-  url: endpointFields.url,
-  events: endpointFields.events,
-  secret: Type.String(),
-  is_active: endpointFields.is_active,
-  description: endpointFields.description,
-  created_at: endpointFields.created_at,
-});
+export const CreatedWebhookEndpoint = Type.Object(
+  {
+    id: endpointFields.id,
+    url: endpointFields.url,
+    events: endpointFields.events,
+    secret: Type.String(),
+    is_active: endpointFields.is_active,
+    description: endpointFields.description,
+    created_at: endpointFields.created_at,
+  },
+  { title: 'CreatedWebhook' },
+);
 
-export const WebhookDelivery = Type.Object({
-  id: Type.String(),
-  event_type: Type.String(),
-  status: DeliveryStatus,
-  http_status: Type.Union([Type.Integer(), Type.Null()]),
-  attempts: Type.Integer(),
-  created_at: Timestamp,
-  delivered_at: NullableTimestamp,
-  next_retry_at: NullableTimestamp,
-});
+export const WebhookDelivery = Type.Object(
+  {
+    id: Type.String(),
+    event_type: Type.String(),
+    status: DeliveryStatus,
+    http_status: Type.Union([Type.Integer(), Type.Null()]),
+    attempts: Type.Integer(),
+    created_at: Timestamp,
+    delivered_at: NullableTimestamp,
+    next_retry_at: NullableTimestamp,
+  },
+  { title: 'WebhookDelivery' },
+);
 
-export const WebhookTestResult = Type.Object({
-  delivered: Type.Boolean(),
-  http_status: Type.Union([Type.Integer(), Type.Null()]),
-  response_time_ms: Type.Integer(),
-  error: Type.Optional(Type.String()),
-});
+export const WebhookTestResult = Type.Object(
+  {
+    delivered: Type.Boolean(),
+    http_status: Type.Union([Type.Integer(), Type.Null()]),
+    response_time_ms: Type.Integer(),
+    error: Type.Optional(Type.String()),
+  },
+  { title: 'WebhookTestResult' },
+);

@@ -2,7 +2,7 @@ import createClient from 'openapi-fetch';
 import type { components, paths } from './schema';
 
 /** The spec's error body, as the service's OpenAPI document declares it. */
-export type ApiErrorBody = components['schemas']['ErrorBody'];
+export type ApiErrorBody = components['schemas']['Error'];
 
 /**
  * A failed call, with the service's error body; `body` is null when what answered was not the

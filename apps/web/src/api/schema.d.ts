@@ -8,42 +8,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        } | {
-                            /** @enum {string} */
-                            status: "degraded";
-                            degraded: ("database" | "rate_limit_counters")[];
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Check health
+         * @description For load balancer probes: always 200. `status` is `degraded` when the database does not answer or rate-limit counters are kept in process memory because Redis is unreachable; `degraded` names which. Not counted against any rate limit.
+         *
+         *     No credential.
+         */
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -61,75 +32,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        organization_name: string;
-                        name: string;
-                        /** Format: email */
-                        email: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                tenant: {
-                                    id: string;
-                                    name: string;
-                                };
-                                user: {
-                                    id: string;
-                                    email: string;
-                                    name: string;
-                                    /** @enum {string} */
-                                    role: "admin" | "reviewer" | "viewer";
-                                    /** Format: date-time */
-                                    created_at: string;
-                                };
-                                api_key: {
-                                    id: string;
-                                    name: string;
-                                    prefix: string;
-                                    key_prefix: string;
-                                    scopes: string[];
-                                    /** Format: date-time */
-                                    last_used_at: string | null;
-                                    /** Format: date-time */
-                                    created_at: string;
-                                    /** Format: date-time */
-                                    expires_at: string | null;
-                                    key: string;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Sign up
+         * @description Creates a tenant, its first user (an admin) and an API key for an agent runtime (its scopes are in the answer), and signs the user in (sets the session cookie). The key is shown only in this answer.
+         *
+         *     No credential.
+         */
+        post: operations["signup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -145,59 +54,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                user: {
-                                    id: string;
-                                    email: string;
-                                    name: string;
-                                    /** @enum {string} */
-                                    role: "admin" | "reviewer" | "viewer";
-                                    /** Format: date-time */
-                                    created_at: string;
-                                };
-                                tenant: {
-                                    id: string;
-                                    name: string;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Sign in
+         * @description Signs a user in with e-mail and password and sets the session cookie. Repeated failures for one account are throttled (429).
+         *
+         *     No credential.
+         */
+        post: operations["login"];
         delete?: never;
         options?: never;
         head?: never;
@@ -213,33 +76,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Sign out
+         * @description Ends the session the request was made with and clears its cookie.
+         *
+         *     Who may call: any API key, or a session of any role.
+         */
+        post: operations["logout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -253,57 +96,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                user: {
-                                    id: string;
-                                    email: string;
-                                    name: string;
-                                    /** @enum {string} */
-                                    role: "admin" | "reviewer" | "viewer";
-                                    /** Format: date-time */
-                                    created_at: string;
-                                } | null;
-                                tenant: {
-                                    id: string;
-                                    name: string;
-                                };
-                                role: string | null;
-                                api_key: {
-                                    id: string;
-                                    name: string;
-                                    scopes: string[];
-                                } | null;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Who am I
+         * @description The tenant and the credential the request was made with: the signed-in user and role, or the API key and its scopes.
+         *
+         *     Who may call: any API key, or a session of any role.
+         */
+        get: operations["getCurrentIdentity"];
         put?: never;
         post?: never;
         delete?: never;
@@ -319,104 +118,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                email: string;
-                                name: string;
-                                /** @enum {string} */
-                                role: "admin" | "reviewer" | "viewer";
-                                /** Format: date-time */
-                                created_at: string;
-                            }[];
-                            pagination: {
-                                total: number;
-                                limit: number;
-                                offset: number;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * List users
+         * @description The tenant's users, oldest first.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        get: operations["listUsers"];
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** Format: email */
-                        email: string;
-                        password: string;
-                        /** @enum {string} */
-                        role: "admin" | "reviewer" | "viewer";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                email: string;
-                                name: string;
-                                /** @enum {string} */
-                                role: "admin" | "reviewer" | "viewer";
-                                /** Format: date-time */
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Create a user
+         * @description Adds a user to the tenant with a role.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        post: operations["createUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -433,89 +149,22 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Delete a user
+         * @description Removes a user; the tenant must keep at least one admin.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        delete: operations["deleteUser"];
         options?: never;
         head?: never;
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        /** Format: email */
-                        email?: string;
-                        password?: string;
-                        /** @enum {string} */
-                        role?: "admin" | "reviewer" | "viewer";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                email: string;
-                                name: string;
-                                /** @enum {string} */
-                                role: "admin" | "reviewer" | "viewer";
-                                /** Format: date-time */
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Update a user
+         * @description Changes a user's name, e-mail, password or role. The tenant must keep at least one admin.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        patch: operations["updateUser"];
         trace?: never;
     };
     "/api/v1/api-keys": {
@@ -525,111 +174,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                prefix: string;
-                                key_prefix: string;
-                                scopes: string[];
-                                /** Format: date-time */
-                                last_used_at: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                expires_at: string | null;
-                            }[];
-                            pagination: {
-                                total: number;
-                                limit: number;
-                                offset: number;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * List API keys
+         * @description The tenant's API keys, without their secrets.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        get: operations["listApiKeys"];
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        scopes: ("evaluate" | "agents:read" | "agents:write" | "agents:lifecycle" | "policies:read" | "policies:write" | "traces:read" | "traces:write" | "approvals:read" | "approvals:write" | "admin")[];
-                        /** Format: date-time */
-                        expires_at?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                prefix: string;
-                                key_prefix: string;
-                                scopes: string[];
-                                /** Format: date-time */
-                                last_used_at: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                expires_at: string | null;
-                                key: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Create an API key
+         * @description Issues a key with the given scopes. The key itself (`key`) is shown only in this answer.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -646,35 +205,13 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Revoke an API key
+         * @description Revokes a key at once: requests made with it are refused with 401.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        delete: operations["deleteApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -689,52 +226,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                prefix: string;
-                                key_prefix: string;
-                                scopes: string[];
-                                /** Format: date-time */
-                                last_used_at: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                expires_at: string | null;
-                                key: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Rotate an API key
+         * @description Issues a new secret for a key, with its name and scopes; the old secret stops working at once.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        post: operations["rotateApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -750,57 +248,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        agent_id: string;
-                        operation: string;
-                        target_integration: string;
-                        resource_scope: string;
-                        /** @enum {string} */
-                        data_classification: "public" | "internal" | "confidential" | "restricted";
-                        context?: Record<string, never>;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            decision: "allow" | "approval_required" | "deny";
-                            trace_id: string;
-                            approval_request_id: string | null;
-                            reason: string;
-                            policy_rule_id: string | null;
-                            /** @enum {string} */
-                            risk_classification?: "low" | "medium" | "high" | "critical";
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Evaluate an action
+         * @description Decides whether an agent may perform an action: `allow`, `deny`, or `approval_required` (an approval request is opened and its id returned). Every call records a trace with a hash-chained audit trail. Counted against the tenant's `evaluate` rate limit.
+         *
+         *     Who may call: an API key with the `evaluate` scope (or `admin`).
+         */
+        post: operations["evaluate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -814,68 +268,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query: {
-                    agent_id?: string;
-                    outcome?: "in_progress" | "executed" | "blocked" | "denied" | "completed_with_approval" | "expired";
-                    /** @description ISO 8601 date-time, or a date (YYYY-MM-DD) meaning that whole day in UTC */
-                    from?: string | unknown | unknown;
-                    /** @description ISO 8601 date-time, or a date (YYYY-MM-DD) meaning that whole day in UTC */
-                    to?: string | unknown | unknown;
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                agent_id: string;
-                                agent_name: string;
-                                authority_model: string;
-                                requested_operation: string;
-                                target_integration: string;
-                                resource_scope: string;
-                                /** @enum {string} */
-                                final_outcome: "in_progress" | "executed" | "blocked" | "denied" | "completed_with_approval" | "expired";
-                                /** Format: date-time */
-                                started_at: string;
-                                /** Format: date-time */
-                                completed_at: string | null;
-                                duration_ms: number | null;
-                                event_count: number;
-                                has_approval: boolean;
-                            }[];
-                            pagination: {
-                                total: number;
-                                limit: number;
-                                offset: number;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * List traces
+         * @description Traces newest first, filtered by agent, outcome and time range.
+         *
+         *     Who may call: an API key with the `traces:read` scope (or `admin`), or a session of any role.
+         */
+        get: operations["listTraces"];
         put?: never;
         post?: never;
         delete?: never;
@@ -891,76 +290,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    traceId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            agent_id: string;
-                            agent_name: string;
-                            authority_model: string;
-                            requested_operation: string;
-                            target_integration: string;
-                            resource_scope: string;
-                            parent_trace_id: string | null;
-                            /** @enum {string} */
-                            final_outcome: "in_progress" | "executed" | "blocked" | "denied" | "completed_with_approval" | "expired";
-                            /** Format: date-time */
-                            started_at: string;
-                            /** Format: date-time */
-                            completed_at: string | null;
-                            duration_ms: number | null;
-                            events: {
-                                id: string;
-                                event_type: string;
-                                actor_type: string;
-                                actor_name: string;
-                                description: string;
-                                status: string;
-                                /** Format: date-time */
-                                timestamp: string;
-                                policy_version: number | null;
-                                approval_request_id: string | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                                integrity_hash: string | null;
-                            }[];
-                            approval_requests: {
-                                id: string;
-                                status: string;
-                                approver_name: string | null;
-                                /** Format: date-time */
-                                decided_at: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get a trace
+         * @description A trace with its audit events, oldest first, and its approval requests.
+         *
+         *     Who may call: an API key with the `traces:read` scope (or `admin`), or a session of any role.
+         */
+        get: operations["getTrace"];
         put?: never;
         post?: never;
         delete?: never;
@@ -978,43 +314,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    traceId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success" | "error";
-                        metadata?: Record<string, never>;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Record an outcome
+         * @description Reports what happened when the agent acted on an allowed or approved decision: `success` or `error`, with optional metadata. A trace takes one outcome; a second one, or one for a blocked or denied trace, is 409.
+         *
+         *     Who may call: an API key with the `traces:write` scope (or `admin`), or a session of any role.
+         */
+        post: operations["recordOutcome"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1028,44 +334,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    traceId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            trace_id: string;
-                            valid: boolean;
-                            event_count: number;
-                            /** Format: date-time */
-                            verified_at: string;
-                            first_invalid_event?: string | null;
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Verify a trace's hash chain
+         * @description Recomputes the trace's audit-event hash chain and says whether it is intact, naming the first event that is not.
+         *
+         *     Who may call: an API key with the `traces:read` scope (or `admin`), or a session of any role.
+         */
+        get: operations["verifyTrace"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1081,82 +356,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    traceId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            trace: {
-                                id: string;
-                                agent_id: string;
-                                agent_name: string;
-                                authority_model: string;
-                                requested_operation: string;
-                                target_integration: string;
-                                resource_scope: string;
-                                parent_trace_id: string | null;
-                                /** @enum {string} */
-                                final_outcome: "in_progress" | "executed" | "blocked" | "denied" | "completed_with_approval" | "expired";
-                                /** Format: date-time */
-                                started_at: string;
-                                /** Format: date-time */
-                                completed_at: string | null;
-                                duration_ms: number | null;
-                            };
-                            events: {
-                                id: string;
-                                event_type: string;
-                                actor_type: string;
-                                actor_name: string;
-                                description: string;
-                                status: string;
-                                /** Format: date-time */
-                                timestamp: string;
-                                policy_version: number | null;
-                                approval_request_id: string | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                                integrity_hash: string | null;
-                            }[];
-                            approval_requests: {
-                                id: string;
-                                status: string;
-                                approver_name: string | null;
-                                /** Format: date-time */
-                                decided_at: string | null;
-                                flag_reason: string;
-                                decision_note: string | null;
-                            }[];
-                            /** Format: date-time */
-                            exported_at: string;
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Export a trace
+         * @description The trace, its events and approvals as one JSON file (`Content-Disposition: attachment`), verifiable offline.
+         *
+         *     Who may call: an API key with the `traces:read` scope (or `admin`), or a session with the `reviewer` or `admin` role.
+         */
+        get: operations["exportTrace"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1172,40 +378,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query: {
-                    /** @description ISO 8601 date-time, or a date (YYYY-MM-DD) meaning that whole day in UTC */
-                    from: string | unknown | unknown;
-                    /** @description ISO 8601 date-time, or a date (YYYY-MM-DD) meaning that whole day in UTC */
-                    to: string | unknown | unknown;
-                    format: "csv";
-                    agent_id?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Export traces
+         * @description Traces started in a time range as CSV, streamed. `X-Total-Count` gives the number of rows.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `reviewer` or `admin` role.
+         */
+        get: operations["exportTraces"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1221,39 +400,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query: {
-                    /** @description ISO 8601 date-time, or a date (YYYY-MM-DD) meaning that whole day in UTC */
-                    from: string | unknown | unknown;
-                    /** @description ISO 8601 date-time, or a date (YYYY-MM-DD) meaning that whole day in UTC */
-                    to: string | unknown | unknown;
-                    format: "json" | "csv";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Export audit events
+         * @description Audit events in a time range as a JSON array or CSV, streamed. `X-Total-Count` gives the number of rows.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `reviewer` or `admin` role.
+         */
+        get: operations["exportAudit"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1269,74 +422,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query: {
-                    status?: "pending" | "approved" | "denied" | "expired";
-                    agent_id?: string;
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                trace_id: string;
-                                agent_id: string;
-                                requested_operation: string;
-                                target_integration: string;
-                                resource_scope: string;
-                                data_classification: string;
-                                /** @enum {string} */
-                                risk_classification: "low" | "medium" | "high" | "critical";
-                                authority_model: string;
-                                delegated_from: string;
-                                policy_effect: string;
-                                flag_reason: string;
-                                /** @enum {string} */
-                                status: "pending" | "approved" | "denied" | "expired";
-                                context_snapshot: {
-                                    [key: string]: unknown;
-                                } | null;
-                                /** Format: date-time */
-                                expires_at: string;
-                                /** Format: date-time */
-                                requested_at: string;
-                                /** Format: date-time */
-                                decided_at: string | null;
-                                approver_name: string | null;
-                                decision_note: string | null;
-                            }[];
-                            pagination: {
-                                total: number;
-                                limit: number;
-                                offset: number;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * List approval requests
+         * @description Approval requests newest first, filtered by status and agent.
+         *
+         *     Who may call: an API key with the `approvals:read` scope (or `admin`), or a session of any role.
+         */
+        get: operations["listApprovals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1352,39 +444,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    status?: "pending" | "approved" | "denied" | "expired";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            count: number;
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Count approval requests
+         * @description How many approval requests have a status (all of them without one).
+         *
+         *     Who may call: an API key with the `approvals:read` scope (or `admin`), or a session of any role.
+         */
+        get: operations["countApprovals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1400,95 +466,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                trace_id: string;
-                                agent_id: string;
-                                requested_operation: string;
-                                target_integration: string;
-                                resource_scope: string;
-                                data_classification: string;
-                                /** @enum {string} */
-                                risk_classification: "low" | "medium" | "high" | "critical";
-                                authority_model: string;
-                                delegated_from: string;
-                                policy_effect: string;
-                                flag_reason: string;
-                                /** @enum {string} */
-                                status: "pending" | "approved" | "denied" | "expired";
-                                context_snapshot: {
-                                    [key: string]: unknown;
-                                } | null;
-                                /** Format: date-time */
-                                expires_at: string;
-                                /** Format: date-time */
-                                requested_at: string;
-                                /** Format: date-time */
-                                decided_at: string | null;
-                                approver_name: string | null;
-                                decision_note: string | null;
-                                agent: {
-                                    id: string;
-                                    name: string;
-                                    description: string;
-                                    owner_name: string;
-                                    team: string;
-                                    environment: string;
-                                    authority_model: string;
-                                    autonomy_tier: string;
-                                    lifecycle_state: string;
-                                } | null;
-                                trace: {
-                                    id: string;
-                                    agent_id: string;
-                                    agent_name: string;
-                                    authority_model: string;
-                                    requested_operation: string;
-                                    target_integration: string;
-                                    resource_scope: string;
-                                    /** @enum {string} */
-                                    final_outcome: "in_progress" | "executed" | "blocked" | "denied" | "completed_with_approval" | "expired";
-                                    /** Format: date-time */
-                                    started_at: string;
-                                    /** Format: date-time */
-                                    completed_at: string | null;
-                                    duration_ms: number | null;
-                                    event_count: number;
-                                    has_approval: boolean;
-                                } | null;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get an approval request
+         * @description An approval request with its agent and its trace.
+         *
+         *     Who may call: an API key with the `approvals:read` scope (or `admin`), or a session of any role.
+         */
+        get: operations["getApproval"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1504,45 +488,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** @enum {string} */
-                            status: "pending" | "approved" | "denied" | "expired";
-                            /** Format: date-time */
-                            decided_at: string | null;
-                            approver_name: string | null;
-                            decision_note: string | null;
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Poll an approval request's status
+         * @description The status of an approval request, for agents waiting for a decision. With `wait`, answers as soon as the status is not `pending`, or after `wait` seconds with the pending status.
+         *
+         *     Who may call: an API key with the `approvals:read` scope (or `admin`), or a session of any role.
+         */
+        get: operations["getApprovalStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1560,73 +512,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        approver_name: string;
-                        decision_note?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                trace_id: string;
-                                agent_id: string;
-                                requested_operation: string;
-                                target_integration: string;
-                                resource_scope: string;
-                                data_classification: string;
-                                /** @enum {string} */
-                                risk_classification: "low" | "medium" | "high" | "critical";
-                                authority_model: string;
-                                delegated_from: string;
-                                policy_effect: string;
-                                flag_reason: string;
-                                /** @enum {string} */
-                                status: "pending" | "approved" | "denied" | "expired";
-                                context_snapshot: {
-                                    [key: string]: unknown;
-                                } | null;
-                                /** Format: date-time */
-                                expires_at: string;
-                                /** Format: date-time */
-                                requested_at: string;
-                                /** Format: date-time */
-                                decided_at: string | null;
-                                approver_name: string | null;
-                                decision_note: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Approve an approval request
+         * @description Approves a pending request: its trace may go ahead. A request that is no longer pending is 409.
+         *
+         *     Who may call: an API key with the `approvals:write` scope (or `admin`), or a session with the `reviewer` or `admin` role.
+         */
+        post: operations["approveApproval"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1642,73 +534,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        approver_name: string;
-                        decision_note?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                trace_id: string;
-                                agent_id: string;
-                                requested_operation: string;
-                                target_integration: string;
-                                resource_scope: string;
-                                data_classification: string;
-                                /** @enum {string} */
-                                risk_classification: "low" | "medium" | "high" | "critical";
-                                authority_model: string;
-                                delegated_from: string;
-                                policy_effect: string;
-                                flag_reason: string;
-                                /** @enum {string} */
-                                status: "pending" | "approved" | "denied" | "expired";
-                                context_snapshot: {
-                                    [key: string]: unknown;
-                                } | null;
-                                /** Format: date-time */
-                                expires_at: string;
-                                /** Format: date-time */
-                                requested_at: string;
-                                /** Format: date-time */
-                                decided_at: string | null;
-                                approver_name: string | null;
-                                decision_note: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Deny an approval request
+         * @description Denies a pending request: its trace is blocked. A request that is no longer pending is 409.
+         *
+         *     Who may call: an API key with the `approvals:write` scope (or `admin`), or a session with the `reviewer` or `admin` role.
+         */
+        post: operations["denyApproval"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1722,182 +554,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
-                    environment?: "dev" | "test" | "prod";
-                    lifecycle_state?: "active" | "suspended" | "revoked";
-                    authority_model?: "self" | "delegated" | "hybrid";
-                    autonomy_tier?: "low" | "medium" | "high";
-                    search?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                description: string;
-                                owner_name: string;
-                                owner_role: string;
-                                team: string;
-                                environment: string;
-                                authority_model: string;
-                                identity_mode: string;
-                                delegation_model: string;
-                                autonomy_tier: string;
-                                authorized_integrations: {
-                                    name: string;
-                                    resource_scope: string;
-                                    data_classification: string;
-                                    allowed_operations: string[];
-                                }[];
-                                credential_config: {
-                                    [key: string]: unknown;
-                                } | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                                next_review_date: string;
-                                created_by: string;
-                                modified_by: string;
-                                /** Format: date-time */
-                                modified_at: string;
-                                /** @enum {string} */
-                                lifecycle_state: "active" | "suspended" | "revoked";
-                                /** Format: date-time */
-                                created_at: string;
-                            }[];
-                            pagination: {
-                                total: number;
-                                limit: number;
-                                offset: number;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * List agents
+         * @description Agents, filtered by environment, lifecycle state, authority model, autonomy tier and a search term.
+         *
+         *     Who may call: an API key with the `agents:read` scope (or `admin`), or a session of any role.
+         */
+        get: operations["listAgents"];
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description: string;
-                        owner_name: string;
-                        owner_role: string;
-                        team: string;
-                        /** @enum {string} */
-                        environment: "dev" | "test" | "prod";
-                        /** @enum {string} */
-                        authority_model: "self" | "delegated" | "hybrid";
-                        /** @enum {string} */
-                        identity_mode: "service_identity" | "delegated_identity" | "hybrid_identity";
-                        /** @enum {string} */
-                        delegation_model: "self" | "on_behalf_of_user" | "on_behalf_of_owner" | "mixed";
-                        /** @enum {string} */
-                        autonomy_tier: "low" | "medium" | "high";
-                        authorized_integrations: {
-                            name: string;
-                            resource_scope: string;
-                            /** @enum {string} */
-                            data_classification: "public" | "internal" | "confidential" | "restricted";
-                            allowed_operations: string[];
-                        }[];
-                        credential_config: Record<string, never> | null;
-                        metadata: Record<string, never> | null;
-                        next_review_date: string;
-                        created_by: string;
-                        modified_by: string;
-                        /** Format: date-time */
-                        modified_at: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                description: string;
-                                owner_name: string;
-                                owner_role: string;
-                                team: string;
-                                environment: string;
-                                authority_model: string;
-                                identity_mode: string;
-                                delegation_model: string;
-                                autonomy_tier: string;
-                                authorized_integrations: {
-                                    name: string;
-                                    resource_scope: string;
-                                    data_classification: string;
-                                    allowed_operations: string[];
-                                }[];
-                                credential_config: {
-                                    [key: string]: unknown;
-                                } | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                                next_review_date: string;
-                                created_by: string;
-                                modified_by: string;
-                                /** Format: date-time */
-                                modified_at: string;
-                                /** @enum {string} */
-                                lifecycle_state: "active" | "suspended" | "revoked";
-                                /** Format: date-time */
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Register an agent
+         * @description Registers an agent in the `active` state.
+         *
+         *     Who may call: an API key with the `agents:write` scope (or `admin`), or a session with the `admin` role.
+         */
+        post: operations["createAgent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1911,202 +582,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                description: string;
-                                owner_name: string;
-                                owner_role: string;
-                                team: string;
-                                environment: string;
-                                authority_model: string;
-                                identity_mode: string;
-                                delegation_model: string;
-                                autonomy_tier: string;
-                                authorized_integrations: {
-                                    name: string;
-                                    resource_scope: string;
-                                    data_classification: string;
-                                    allowed_operations: string[];
-                                }[];
-                                credential_config: {
-                                    [key: string]: unknown;
-                                } | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                                next_review_date: string;
-                                created_by: string;
-                                modified_by: string;
-                                /** Format: date-time */
-                                modified_at: string;
-                                /** @enum {string} */
-                                lifecycle_state: "active" | "suspended" | "revoked";
-                                /** Format: date-time */
-                                created_at: string;
-                                stats: {
-                                    recent_traces: {
-                                        id: string;
-                                        requested_operation: string;
-                                        target_integration: string;
-                                        resource_scope: string;
-                                        final_outcome: string;
-                                        /** Format: date-time */
-                                        started_at: string;
-                                        /** Format: date-time */
-                                        completed_at: string | null;
-                                    }[];
-                                    approval_counts: {
-                                        pending: number;
-                                        approved: number;
-                                        denied: number;
-                                        expired: number;
-                                    };
-                                    decisions_last_24h: {
-                                        allow: number;
-                                        approval_required: number;
-                                        deny: number;
-                                    };
-                                    trace_count: number;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get an agent
+         * @description An agent with its recent traces, approval counts and the last 24 hours of decisions.
+         *
+         *     Who may call: an API key with the `agents:read` scope (or `admin`), or a session of any role.
+         */
+        get: operations["getAgent"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        description?: string;
-                        owner_name?: string;
-                        owner_role?: string;
-                        team?: string;
-                        /** @enum {string} */
-                        environment?: "dev" | "test" | "prod";
-                        /** @enum {string} */
-                        authority_model?: "self" | "delegated" | "hybrid";
-                        /** @enum {string} */
-                        identity_mode?: "service_identity" | "delegated_identity" | "hybrid_identity";
-                        /** @enum {string} */
-                        delegation_model?: "self" | "on_behalf_of_user" | "on_behalf_of_owner" | "mixed";
-                        /** @enum {string} */
-                        autonomy_tier?: "low" | "medium" | "high";
-                        authorized_integrations?: {
-                            name: string;
-                            resource_scope: string;
-                            /** @enum {string} */
-                            data_classification: "public" | "internal" | "confidential" | "restricted";
-                            allowed_operations: string[];
-                        }[];
-                        credential_config?: Record<string, never> | null;
-                        metadata?: Record<string, never> | null;
-                        next_review_date?: string;
-                        created_by?: string;
-                        modified_by?: string;
-                        /** Format: date-time */
-                        modified_at?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                description: string;
-                                owner_name: string;
-                                owner_role: string;
-                                team: string;
-                                environment: string;
-                                authority_model: string;
-                                identity_mode: string;
-                                delegation_model: string;
-                                autonomy_tier: string;
-                                authorized_integrations: {
-                                    name: string;
-                                    resource_scope: string;
-                                    data_classification: string;
-                                    allowed_operations: string[];
-                                }[];
-                                credential_config: {
-                                    [key: string]: unknown;
-                                } | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                                next_review_date: string;
-                                created_by: string;
-                                modified_by: string;
-                                /** Format: date-time */
-                                modified_at: string;
-                                /** @enum {string} */
-                                lifecycle_state: "active" | "suspended" | "revoked";
-                                /** Format: date-time */
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Update an agent
+         * @description Changes any of an agent's fields.
+         *
+         *     Who may call: an API key with the `agents:write` scope (or `admin`), or a session with the `admin` role.
+         */
+        patch: operations["updateAgent"];
         trace?: never;
     };
     "/api/v1/agents/{id}/suspend": {
@@ -2118,72 +612,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                description: string;
-                                owner_name: string;
-                                owner_role: string;
-                                team: string;
-                                environment: string;
-                                authority_model: string;
-                                identity_mode: string;
-                                delegation_model: string;
-                                autonomy_tier: string;
-                                authorized_integrations: {
-                                    name: string;
-                                    resource_scope: string;
-                                    data_classification: string;
-                                    allowed_operations: string[];
-                                }[];
-                                credential_config: {
-                                    [key: string]: unknown;
-                                } | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                                next_review_date: string;
-                                created_by: string;
-                                modified_by: string;
-                                /** Format: date-time */
-                                modified_at: string;
-                                /** @enum {string} */
-                                lifecycle_state: "active" | "suspended" | "revoked";
-                                /** Format: date-time */
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Suspend an agent
+         * @description Suspends an active agent: its evaluations are denied until it is reactivated. A move its state does not allow is 409.
+         *
+         *     Who may call: an API key with the `agents:lifecycle` scope (or `admin`), or a session with the `admin` role.
+         */
+        post: operations["suspendAgent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2199,72 +634,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                description: string;
-                                owner_name: string;
-                                owner_role: string;
-                                team: string;
-                                environment: string;
-                                authority_model: string;
-                                identity_mode: string;
-                                delegation_model: string;
-                                autonomy_tier: string;
-                                authorized_integrations: {
-                                    name: string;
-                                    resource_scope: string;
-                                    data_classification: string;
-                                    allowed_operations: string[];
-                                }[];
-                                credential_config: {
-                                    [key: string]: unknown;
-                                } | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                                next_review_date: string;
-                                created_by: string;
-                                modified_by: string;
-                                /** Format: date-time */
-                                modified_at: string;
-                                /** @enum {string} */
-                                lifecycle_state: "active" | "suspended" | "revoked";
-                                /** Format: date-time */
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Revoke an agent
+         * @description Revokes an agent for good: its evaluations are denied. A move its state does not allow is 409.
+         *
+         *     Who may call: an API key with the `agents:lifecycle` scope (or `admin`), or a session with the `admin` role.
+         */
+        post: operations["revokeAgent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2280,72 +656,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                description: string;
-                                owner_name: string;
-                                owner_role: string;
-                                team: string;
-                                environment: string;
-                                authority_model: string;
-                                identity_mode: string;
-                                delegation_model: string;
-                                autonomy_tier: string;
-                                authorized_integrations: {
-                                    name: string;
-                                    resource_scope: string;
-                                    data_classification: string;
-                                    allowed_operations: string[];
-                                }[];
-                                credential_config: {
-                                    [key: string]: unknown;
-                                } | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                                next_review_date: string;
-                                created_by: string;
-                                modified_by: string;
-                                /** Format: date-time */
-                                modified_at: string;
-                                /** @enum {string} */
-                                lifecycle_state: "active" | "suspended" | "revoked";
-                                /** Format: date-time */
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Reactivate an agent
+         * @description Reactivates a suspended agent. A move its state does not allow is 409.
+         *
+         *     Who may call: an API key with the `agents:lifecycle` scope (or `admin`), or a session with the `admin` role.
+         */
+        post: operations["reactivateAgent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2359,154 +676,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
-                    agent_id?: string;
-                    effect?: "allow" | "approval_required" | "deny";
-                    data_classification?: "public" | "internal" | "confidential" | "restricted";
-                    is_active?: boolean;
-                    search?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                agent_id: string;
-                                policy_name: string;
-                                target_integration: string;
-                                operation: string;
-                                resource_scope: string;
-                                data_classification: string;
-                                /** @enum {string} */
-                                policy_effect: "allow" | "approval_required" | "deny";
-                                rationale: string;
-                                priority: number;
-                                conditions: {
-                                    [key: string]: unknown;
-                                } | null;
-                                max_session_ttl: number | null;
-                                modified_by: string;
-                                /** Format: date-time */
-                                modified_at: string;
-                                is_active: boolean;
-                                policy_version: number;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            }[];
-                            pagination: {
-                                total: number;
-                                limit: number;
-                                offset: number;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * List policy rules
+         * @description Policy rules, filtered by agent, effect, data classification, activity and a search term.
+         *
+         *     Who may call: an API key with the `policies:read` scope (or `admin`), or a session of any role.
+         */
+        get: operations["listPolicyRules"];
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        agent_id: string;
-                        policy_name: string;
-                        target_integration: string;
-                        operation: string;
-                        resource_scope: string;
-                        /** @enum {string} */
-                        data_classification: "public" | "internal" | "confidential" | "restricted";
-                        /** @enum {string} */
-                        policy_effect: "allow" | "approval_required" | "deny";
-                        rationale: string;
-                        priority: number;
-                        conditions: Record<string, never> | null;
-                        max_session_ttl: number | null;
-                        modified_by: string;
-                        /** Format: date-time */
-                        modified_at: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                agent_id: string;
-                                policy_name: string;
-                                target_integration: string;
-                                operation: string;
-                                resource_scope: string;
-                                data_classification: string;
-                                /** @enum {string} */
-                                policy_effect: "allow" | "approval_required" | "deny";
-                                rationale: string;
-                                priority: number;
-                                conditions: {
-                                    [key: string]: unknown;
-                                } | null;
-                                max_session_ttl: number | null;
-                                modified_by: string;
-                                /** Format: date-time */
-                                modified_at: string;
-                                is_active: boolean;
-                                policy_version: number;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Create a policy rule
+         * @description Adds a rule to an agent's policy, at version 1. `conditions` is a JSON Logic expression over the evaluated action.
+         *
+         *     Who may call: an API key with the `policies:write` scope (or `admin`), or a session with the `admin` role.
+         */
+        post: operations["createPolicyRule"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2520,201 +704,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                agent_id: string;
-                                policy_name: string;
-                                target_integration: string;
-                                operation: string;
-                                resource_scope: string;
-                                data_classification: string;
-                                /** @enum {string} */
-                                policy_effect: "allow" | "approval_required" | "deny";
-                                rationale: string;
-                                priority: number;
-                                conditions: {
-                                    [key: string]: unknown;
-                                } | null;
-                                max_session_ttl: number | null;
-                                modified_by: string;
-                                /** Format: date-time */
-                                modified_at: string;
-                                is_active: boolean;
-                                policy_version: number;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get a policy rule
+         * @description A policy rule at its current version.
+         *
+         *     Who may call: an API key with the `policies:read` scope (or `admin`), or a session of any role.
+         */
+        get: operations["getPolicyRule"];
         put?: never;
         post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                agent_id: string;
-                                policy_name: string;
-                                target_integration: string;
-                                operation: string;
-                                resource_scope: string;
-                                data_classification: string;
-                                /** @enum {string} */
-                                policy_effect: "allow" | "approval_required" | "deny";
-                                rationale: string;
-                                priority: number;
-                                conditions: {
-                                    [key: string]: unknown;
-                                } | null;
-                                max_session_ttl: number | null;
-                                modified_by: string;
-                                /** Format: date-time */
-                                modified_at: string;
-                                is_active: boolean;
-                                policy_version: number;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Deactivate a policy rule
+         * @description Deactivates a rule (it stops deciding) and answers it; its history is kept.
+         *
+         *     Who may call: an API key with the `policies:write` scope (or `admin`), or a session with the `admin` role.
+         */
+        delete: operations["deactivatePolicyRule"];
         options?: never;
         head?: never;
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        policy_name?: string;
-                        target_integration?: string;
-                        operation?: string;
-                        resource_scope?: string;
-                        /** @enum {string} */
-                        data_classification?: "public" | "internal" | "confidential" | "restricted";
-                        /** @enum {string} */
-                        policy_effect?: "allow" | "approval_required" | "deny";
-                        rationale?: string;
-                        priority?: number;
-                        conditions?: Record<string, never> | null;
-                        max_session_ttl?: number | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                agent_id: string;
-                                policy_name: string;
-                                target_integration: string;
-                                operation: string;
-                                resource_scope: string;
-                                data_classification: string;
-                                /** @enum {string} */
-                                policy_effect: "allow" | "approval_required" | "deny";
-                                rationale: string;
-                                priority: number;
-                                conditions: {
-                                    [key: string]: unknown;
-                                } | null;
-                                max_session_ttl: number | null;
-                                modified_by: string;
-                                /** Format: date-time */
-                                modified_at: string;
-                                is_active: boolean;
-                                policy_version: number;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Update a policy rule
+         * @description Changes a rule; each change is a new version, kept in its history.
+         *
+         *     Who may call: an API key with the `policies:write` scope (or `admin`), or a session with the `admin` role.
+         */
+        patch: operations["updatePolicyRule"];
         trace?: never;
     };
     "/api/v1/policies/{id}/versions": {
@@ -2724,68 +738,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                policy_rule_id: string;
-                                version: number;
-                                policy_name: string;
-                                target_integration: string;
-                                operation: string;
-                                resource_scope: string;
-                                data_classification: string;
-                                /** @enum {string} */
-                                policy_effect: "allow" | "approval_required" | "deny";
-                                rationale: string;
-                                priority: number;
-                                conditions: {
-                                    [key: string]: unknown;
-                                } | null;
-                                max_session_ttl: number | null;
-                                modified_by: string;
-                                /** Format: date-time */
-                                modified_at: string;
-                                change_summary: string | null;
-                            }[];
-                            pagination: {
-                                total: number;
-                                limit: number;
-                                offset: number;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * List a policy rule's versions
+         * @description Every version of a rule, newest first.
+         *
+         *     Who may call: an API key with the `policies:read` scope (or `admin`), or a session of any role.
+         */
+        get: operations["listPolicyRuleVersions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2803,53 +762,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        agent_id: string;
-                        operation: string;
-                        target_integration: string;
-                        resource_scope: string;
-                        /** @enum {string} */
-                        data_classification: "public" | "internal" | "confidential" | "restricted";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            effect: "allow" | "approval_required" | "deny";
-                            rule_id: string | null;
-                            rationale: string;
-                            policy_version: number | null;
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Dry-run the policy
+         * @description Says what the tenant's active rules would decide for an action, without recording anything.
+         *
+         *     Who may call: an API key with the `policies:read` scope (or `admin`), or a session of any role.
+         */
+        post: operations["testPolicyRules"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2863,94 +782,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                url: string;
-                                events: string[];
-                                is_active: boolean;
-                                description: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * List webhook endpoints
+         * @description The tenant's webhook endpoints.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        get: operations["listWebhooks"];
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        url: string;
-                        events: ("approval.requested" | "approval.approved" | "approval.denied" | "approval.expired" | "trace.completed" | "agent.suspended" | "agent.revoked" | "policy.updated" | "audit.event" | "audit.batch")[];
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                url: string;
-                                events: string[];
-                                secret: string;
-                                is_active: boolean;
-                                description: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Create a webhook endpoint
+         * @description Subscribes a URL to events. The signing secret (`secret`) is shown only in this answer.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        post: operations["createWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2964,130 +810,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                url: string;
-                                events: string[];
-                                is_active: boolean;
-                                description: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get a webhook endpoint
+         * @description A webhook endpoint, without its secret.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        get: operations["getWebhook"];
         put?: never;
         post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes an endpoint together with its delivery history.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        url?: string;
-                        events?: ("approval.requested" | "approval.approved" | "approval.denied" | "approval.expired" | "trace.completed" | "agent.suspended" | "agent.revoked" | "policy.updated" | "audit.event" | "audit.batch")[];
-                        is_active?: boolean;
-                        description?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                url: string;
-                                events: string[];
-                                is_active: boolean;
-                                description: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Update a webhook endpoint
+         * @description Changes an endpoint's URL, events, description or whether it is active.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        patch: operations["updateWebhook"];
         trace?: never;
     };
     "/api/v1/webhooks/{id}/deliveries": {
@@ -3097,55 +844,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query: {
-                    status?: "pending" | "delivered" | "retrying" | "failed";
-                    limit: number;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                event_type: string;
-                                /** @enum {string} */
-                                status: "pending" | "delivered" | "retrying" | "failed";
-                                http_status: number | null;
-                                attempts: number;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                delivered_at: string | null;
-                                /** Format: date-time */
-                                next_retry_at: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * List an endpoint's deliveries
+         * @description Deliveries newest first, filtered by status, capped by `limit`.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3163,42 +868,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            delivered: boolean;
-                            http_status: number | null;
-                            response_time_ms: number;
-                            error?: string;
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Send a test event
+         * @description Sends a `test` event to the endpoint now, even an inactive one, and reports what it answered. No delivery is recorded.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        post: operations["sendTestWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3214,44 +890,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        plan: "starter" | "business";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            url: string;
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Start a checkout
+         * @description Opens the payment provider's checkout for a plan and answers the page to send the user to.
+         *
+         *     Who may call: a session with the `admin` role.
+         */
+        post: operations["startCheckout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3267,37 +912,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            url: string;
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Open the billing portal
+         * @description Opens the payment provider's portal, where the tenant changes or cancels its plan.
+         *
+         *     Who may call: a session with the `admin` role.
+         */
+        post: operations["openBillingPortal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3311,43 +932,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                plan: string;
-                                status: string;
-                                /** Format: date-time */
-                                current_period_end: string;
-                                cancel_at_period_end: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get the subscription
+         * @description The tenant's plan and its status.
+         *
+         *     Who may call: any API key, or a session of any role.
+         */
+        get: operations["getSubscription"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3365,37 +956,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            received: boolean;
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Receive the payment provider's events
+         * @description Called by Stripe, not by clients: the `Stripe-Signature` header over the exact body admits the event. Not counted against any rate limit.
+         *
+         *     No credential.
+         */
+        post: operations["receiveBillingEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3409,128 +976,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {object|null} */
-                                mode: never | null;
-                                /** @enum {boolean} */
-                                enabled: false;
-                            } | {
-                                /** @enum {string} */
-                                mode: "incoming_webhook";
-                                enabled: boolean;
-                                has_webhook_url: boolean;
-                                /** Format: date-time */
-                                updated_at: string;
-                            } | {
-                                /** @enum {string} */
-                                mode: "bot";
-                                enabled: boolean;
-                                app_id: string;
-                                team_id: string;
-                                channel_id: string;
-                                has_app_secret: boolean;
-                                has_bot_token: boolean;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        mode: "incoming_webhook" | "bot";
-                        enabled: boolean;
-                        webhook_url?: string;
-                        app_id?: string;
-                        app_secret?: string;
-                        bot_token?: string;
-                        team_id?: string;
-                        channel_id?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {object|null} */
-                                mode: never | null;
-                                /** @enum {boolean} */
-                                enabled: false;
-                            } | {
-                                /** @enum {string} */
-                                mode: "incoming_webhook";
-                                enabled: boolean;
-                                has_webhook_url: boolean;
-                                /** Format: date-time */
-                                updated_at: string;
-                            } | {
-                                /** @enum {string} */
-                                mode: "bot";
-                                enabled: boolean;
-                                app_id: string;
-                                team_id: string;
-                                channel_id: string;
-                                has_app_secret: boolean;
-                                has_bot_token: boolean;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get the chat integration
+         * @description The tenant's Slack integration, without its secrets. A tenant that never saved settings reads `{mode: null, enabled: false}`.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        get: operations["getChatSettings"];
+        /**
+         * Save the chat integration
+         * @description Replaces the tenant's Slack integration: an incoming webhook, or a bot that posts approval cards with buttons.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        put: operations["replaceChatSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -3547,40 +1006,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                delivered: boolean;
-                                error: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Send a test chat message
+         * @description Posts a test message through the saved integration and reports whether it arrived.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        post: operations["sendTestChatMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3596,33 +1028,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Receive a chat card's button press
+         * @description Called by Slack, not by clients, when an approval card's button is pressed; the signature over the exact body (at most 64 KiB) admits it. Answers 200 with an empty body.
+         *
+         *     No credential.
+         */
+        post: operations["receiveChatCallback"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3636,85 +1048,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                email_enabled: boolean;
-                                reviewer_emails: string[];
-                                /** @description The listed addresses, as written, whose owners have not confirmed them yet: they get no approval mail. */
-                                unconfirmed_emails: string[];
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        email_enabled: boolean;
-                        reviewer_emails: string[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                email_enabled: boolean;
-                                reviewer_emails: string[];
-                                /** @description The listed addresses, as written, whose owners have not confirmed them yet: they get no approval mail. */
-                                unconfirmed_emails: string[];
-                            };
-                        };
-                    };
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get e-mail notifications
+         * @description Whether approval requests are mailed, and to which reviewers.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        get: operations["getNotificationSettings"];
+        /**
+         * Save e-mail notifications
+         * @description Replaces both fields. A newly listed address is sent a confirmation link and gets no approval mail until it is confirmed.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        put: operations["replaceNotificationSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -3731,39 +1078,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        token: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description An error, in the shape every error has */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        /**
+         * Confirm a reviewer's e-mail address
+         * @description Confirms an address with the token of the link mailed to it. The token is the credential.
+         *
+         *     No credential.
+         */
+        post: operations["confirmEmail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3771,26 +1092,13382 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "approval.requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * approval.requested
+         * @description An evaluation needs a person to approve it. Sent to each active endpoint subscribed to `approval.requested`, signed both ways (see the headers).
+         */
+        post: operations["onApprovalRequested"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "approval.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * approval.approved
+         * @description An approval request was approved. Sent to each active endpoint subscribed to `approval.approved`, signed both ways (see the headers).
+         */
+        post: operations["onApprovalApproved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "approval.denied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * approval.denied
+         * @description An approval request was denied. Sent to each active endpoint subscribed to `approval.denied`, signed both ways (see the headers).
+         */
+        post: operations["onApprovalDenied"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "approval.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * approval.expired
+         * @description An approval request expired undecided. Sent to each active endpoint subscribed to `approval.expired`, signed both ways (see the headers).
+         */
+        post: operations["onApprovalExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "trace.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * trace.completed
+         * @description An outcome was recorded: the trace is complete. Sent to each active endpoint subscribed to `trace.completed`, signed both ways (see the headers).
+         */
+        post: operations["onTraceCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agent.suspended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * agent.suspended
+         * @description An agent was suspended. Sent to each active endpoint subscribed to `agent.suspended`, signed both ways (see the headers).
+         */
+        post: operations["onAgentSuspended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agent.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * agent.revoked
+         * @description An agent was revoked. Sent to each active endpoint subscribed to `agent.revoked`, signed both ways (see the headers).
+         */
+        post: operations["onAgentRevoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "policy.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * policy.updated
+         * @description A policy rule was created, changed or deactivated. Sent to each active endpoint subscribed to `policy.updated`, signed both ways (see the headers).
+         */
+        post: operations["onPolicyUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "audit.event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * audit.event
+         * @description An audit event was recorded: one webhook per event, as a row of the audit export. Sent to each active endpoint subscribed to `audit.event`, signed both ways (see the headers).
+         */
+        post: operations["onAuditEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "audit.batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * audit.batch
+         * @description Audit events were recorded since the last batch: how many, between which instants. Sent to each active endpoint subscribed to `audit.batch`, signed both ways (see the headers).
+         */
+        post: operations["onAuditBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
-        ErrorBody: {
+        Agent: {
+            id: string;
+            name: string;
+            description: string;
+            owner_name: string;
+            owner_role: string;
+            team: string;
+            environment: string;
+            authority_model: string;
+            identity_mode: string;
+            delegation_model: string;
+            autonomy_tier: string;
+            authorized_integrations: {
+                name: string;
+                resource_scope: string;
+                data_classification: string;
+                allowed_operations: string[];
+            }[];
+            credential_config: {
+                [key: string]: unknown;
+            } | null;
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            next_review_date: string;
+            created_by: string;
+            modified_by: string;
+            /** Format: date-time */
+            modified_at: string;
             /** @enum {string} */
-            error: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "request_timeout" | "conflict" | "export_too_large" | "payload_too_large" | "rate_limit_exceeded" | "internal_error" | "billing_not_configured" | "service_unavailable";
+            lifecycle_state: "active" | "suspended" | "revoked";
+            /** Format: date-time */
+            created_at: string;
+        };
+        AgentDetail: {
+            id: string;
+            name: string;
+            description: string;
+            owner_name: string;
+            owner_role: string;
+            team: string;
+            environment: string;
+            authority_model: string;
+            identity_mode: string;
+            delegation_model: string;
+            autonomy_tier: string;
+            authorized_integrations: {
+                name: string;
+                resource_scope: string;
+                data_classification: string;
+                allowed_operations: string[];
+            }[];
+            credential_config: {
+                [key: string]: unknown;
+            } | null;
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            next_review_date: string;
+            created_by: string;
+            modified_by: string;
+            /** Format: date-time */
+            modified_at: string;
+            /** @enum {string} */
+            lifecycle_state: "active" | "suspended" | "revoked";
+            /** Format: date-time */
+            created_at: string;
+            stats: {
+                recent_traces: {
+                    id: string;
+                    requested_operation: string;
+                    target_integration: string;
+                    resource_scope: string;
+                    final_outcome: string;
+                    /** Format: date-time */
+                    started_at: string;
+                    completed_at: string | null;
+                }[];
+                approval_counts: {
+                    pending: number;
+                    approved: number;
+                    denied: number;
+                    expired: number;
+                };
+                decisions_last_24h: {
+                    allow: number;
+                    approval_required: number;
+                    deny: number;
+                };
+                trace_count: number;
+            };
+        };
+        AgentRevokedWebhook: {
+            /**
+             * Format: uuid
+             * @description The delivery id, also in `X-Webhook-ID` and `webhook-id`.
+             */
+            id: string;
+            /** @enum {string} */
+            event: "agent.revoked";
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: uuid */
+            tenant_id: string;
+            data: {
+                agent: components["schemas"]["Agent"];
+            };
+        };
+        AgentSuspendedWebhook: {
+            /**
+             * Format: uuid
+             * @description The delivery id, also in `X-Webhook-ID` and `webhook-id`.
+             */
+            id: string;
+            /** @enum {string} */
+            event: "agent.suspended";
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: uuid */
+            tenant_id: string;
+            data: {
+                agent: components["schemas"]["Agent"];
+            };
+        };
+        ApiKey: {
+            id: string;
+            name: string;
+            prefix: string;
+            key_prefix: string;
+            scopes: string[];
+            last_used_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            expires_at: string | null;
+        };
+        Approval: {
+            id: string;
+            trace_id: string;
+            agent_id: string;
+            requested_operation: string;
+            target_integration: string;
+            resource_scope: string;
+            data_classification: string;
+            /** @enum {string} */
+            risk_classification: "low" | "medium" | "high" | "critical";
+            authority_model: string;
+            delegated_from: string;
+            policy_effect: string;
+            flag_reason: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "denied" | "expired";
+            context_snapshot: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            requested_at: string;
+            decided_at: string | null;
+            approver_name: string | null;
+            decision_note: string | null;
+        };
+        ApprovalApprovedWebhook: {
+            /**
+             * Format: uuid
+             * @description The delivery id, also in `X-Webhook-ID` and `webhook-id`.
+             */
+            id: string;
+            /** @enum {string} */
+            event: "approval.approved";
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: uuid */
+            tenant_id: string;
+            data: {
+                approval: components["schemas"]["Approval"];
+            };
+        };
+        ApprovalCount: {
+            count: number;
+        };
+        ApprovalDeniedWebhook: {
+            /**
+             * Format: uuid
+             * @description The delivery id, also in `X-Webhook-ID` and `webhook-id`.
+             */
+            id: string;
+            /** @enum {string} */
+            event: "approval.denied";
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: uuid */
+            tenant_id: string;
+            data: {
+                approval: components["schemas"]["Approval"];
+            };
+        };
+        ApprovalDetail: {
+            id: string;
+            trace_id: string;
+            agent_id: string;
+            requested_operation: string;
+            target_integration: string;
+            resource_scope: string;
+            data_classification: string;
+            /** @enum {string} */
+            risk_classification: "low" | "medium" | "high" | "critical";
+            authority_model: string;
+            delegated_from: string;
+            policy_effect: string;
+            flag_reason: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "denied" | "expired";
+            context_snapshot: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            requested_at: string;
+            decided_at: string | null;
+            approver_name: string | null;
+            decision_note: string | null;
+            agent: {
+                id: string;
+                name: string;
+                description: string;
+                owner_name: string;
+                team: string;
+                environment: string;
+                authority_model: string;
+                autonomy_tier: string;
+                lifecycle_state: string;
+            } | null;
+            trace: components["schemas"]["TraceSummary"] | null;
+        };
+        ApprovalExpiredWebhook: {
+            /**
+             * Format: uuid
+             * @description The delivery id, also in `X-Webhook-ID` and `webhook-id`.
+             */
+            id: string;
+            /** @enum {string} */
+            event: "approval.expired";
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: uuid */
+            tenant_id: string;
+            data: {
+                approval: components["schemas"]["Approval"];
+            };
+        };
+        ApprovalRequestedWebhook: {
+            /**
+             * Format: uuid
+             * @description The delivery id, also in `X-Webhook-ID` and `webhook-id`.
+             */
+            id: string;
+            /** @enum {string} */
+            event: "approval.requested";
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: uuid */
+            tenant_id: string;
+            data: {
+                approval: components["schemas"]["Approval"];
+            };
+        };
+        ApprovalStatus: {
+            id: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "denied" | "expired";
+            decided_at: string | null;
+            approver_name: string | null;
+            decision_note: string | null;
+        };
+        AuditBatchWebhook: {
+            /**
+             * Format: uuid
+             * @description The delivery id, also in `X-Webhook-ID` and `webhook-id`.
+             */
+            id: string;
+            /** @enum {string} */
+            event: "audit.batch";
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: uuid */
+            tenant_id: string;
+            data: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+                event_count: number;
+            };
+        };
+        AuditEventWebhook: {
+            /**
+             * Format: uuid
+             * @description The delivery id, also in `X-Webhook-ID` and `webhook-id`.
+             */
+            id: string;
+            /** @enum {string} */
+            event: "audit.event";
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: uuid */
+            tenant_id: string;
+            data: {
+                event: {
+                    event_id: unknown;
+                    trace_id: unknown;
+                    agent_id: unknown;
+                    event_type: unknown;
+                    actor_type: unknown;
+                    actor_name: unknown;
+                    description: unknown;
+                    status: unknown;
+                    timestamp: unknown;
+                    policy_version: unknown;
+                    integrity_hash: unknown;
+                };
+            };
+        };
+        ChatSettings: {
+            mode: null;
+            /** @enum {boolean} */
+            enabled: false;
+        } | {
+            /** @enum {string} */
+            mode: "incoming_webhook";
+            enabled: boolean;
+            has_webhook_url: boolean;
+            /** Format: date-time */
+            updated_at: string;
+        } | {
+            /** @enum {string} */
+            mode: "bot";
+            enabled: boolean;
+            app_id: string;
+            team_id: string;
+            channel_id: string;
+            has_app_secret: boolean;
+            has_bot_token: boolean;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        CreatedWebhook: {
+            id: string;
+            url: string;
+            events: string[];
+            secret: string;
+            is_active: boolean;
+            description: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        DryRunResult: {
+            /** @enum {string} */
+            effect: "allow" | "approval_required" | "deny";
+            rule_id: string | null;
+            rationale: string;
+            policy_version: number | null;
+        };
+        Error: {
+            /** @description The error code; each response lists those it can carry. */
+            error: string;
             message: string;
             status: number;
+            /** @description What the error concerns: `fields` for validation errors, the missing scope or role for 403, limits for 429. */
             details?: {
                 [key: string]: unknown;
             };
+            /** @description The trace the error concerns. */
             trace_id?: string;
             request_id: string;
+        };
+        Evaluation: {
+            /** @enum {string} */
+            decision: "allow" | "approval_required" | "deny";
+            trace_id: string;
+            approval_request_id: string | null;
+            reason: string;
+            policy_rule_id: string | null;
+            /** @enum {string} */
+            risk_classification?: "low" | "medium" | "high" | "critical";
+        };
+        HostedPage: {
+            url: string;
+        };
+        IssuedApiKey: {
+            id: string;
+            name: string;
+            prefix: string;
+            key_prefix: string;
+            scopes: string[];
+            last_used_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            expires_at: string | null;
+            key: string;
+        };
+        NotificationSettings: {
+            email_enabled: boolean;
+            reviewer_emails: string[];
+            /** @description The listed addresses, as written, whose owners have not confirmed them yet: they get no approval mail. */
+            unconfirmed_emails: string[];
+        };
+        Pagination: {
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        PolicyRule: {
+            id: string;
+            agent_id: string;
+            policy_name: string;
+            target_integration: string;
+            operation: string;
+            resource_scope: string;
+            data_classification: string;
+            /** @enum {string} */
+            policy_effect: "allow" | "approval_required" | "deny";
+            rationale: string;
+            priority: number;
+            conditions: {
+                [key: string]: unknown;
+            } | null;
+            max_session_ttl: number | null;
+            modified_by: string;
+            /** Format: date-time */
+            modified_at: string;
+            is_active: boolean;
+            policy_version: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        PolicyUpdatedWebhook: {
+            /**
+             * Format: uuid
+             * @description The delivery id, also in `X-Webhook-ID` and `webhook-id`.
+             */
+            id: string;
+            /** @enum {string} */
+            event: "policy.updated";
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: uuid */
+            tenant_id: string;
+            data: {
+                policy: components["schemas"]["PolicyRule"];
+                /** @enum {string} */
+                change: "created" | "updated" | "deleted";
+            };
+        };
+        PolicyVersion: {
+            id: string;
+            policy_rule_id: string;
+            version: number;
+            policy_name: string;
+            target_integration: string;
+            operation: string;
+            resource_scope: string;
+            data_classification: string;
+            /** @enum {string} */
+            policy_effect: "allow" | "approval_required" | "deny";
+            rationale: string;
+            priority: number;
+            conditions: {
+                [key: string]: unknown;
+            } | null;
+            max_session_ttl: number | null;
+            modified_by: string;
+            /** Format: date-time */
+            modified_at: string;
+            change_summary: string | null;
+        };
+        Subscription: {
+            plan: string;
+            status: string;
+            /** Format: date-time */
+            current_period_end: string;
+            cancel_at_period_end: boolean;
+        };
+        Tenant: {
+            id: string;
+            name: string;
+        };
+        Trace: {
+            id: string;
+            agent_id: string;
+            agent_name: string;
+            authority_model: string;
+            requested_operation: string;
+            target_integration: string;
+            resource_scope: string;
+            parent_trace_id: string | null;
+            /** @enum {string} */
+            final_outcome: "in_progress" | "executed" | "blocked" | "denied" | "completed_with_approval" | "expired";
+            /** Format: date-time */
+            started_at: string;
+            completed_at: string | null;
+            duration_ms: number | null;
+        };
+        TraceCompletedWebhook: {
+            /**
+             * Format: uuid
+             * @description The delivery id, also in `X-Webhook-ID` and `webhook-id`.
+             */
+            id: string;
+            /** @enum {string} */
+            event: "trace.completed";
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: uuid */
+            tenant_id: string;
+            data: {
+                trace: {
+                    /** Format: uuid */
+                    id: string;
+                    /** Format: uuid */
+                    agent_id: string;
+                    agent_name: string;
+                    operation: string;
+                    final_outcome: string;
+                };
+            };
+        };
+        TraceDetail: {
+            id: string;
+            agent_id: string;
+            agent_name: string;
+            authority_model: string;
+            requested_operation: string;
+            target_integration: string;
+            resource_scope: string;
+            parent_trace_id: string | null;
+            /** @enum {string} */
+            final_outcome: "in_progress" | "executed" | "blocked" | "denied" | "completed_with_approval" | "expired";
+            /** Format: date-time */
+            started_at: string;
+            completed_at: string | null;
+            duration_ms: number | null;
+            events: components["schemas"]["TraceEvent"][];
+            approval_requests: {
+                id: string;
+                status: string;
+                approver_name: string | null;
+                decided_at: string | null;
+            }[];
+        };
+        TraceEvent: {
+            id: string;
+            event_type: string;
+            actor_type: string;
+            actor_name: string;
+            description: string;
+            status: string;
+            /** Format: date-time */
+            timestamp: string;
+            policy_version: number | null;
+            approval_request_id: string | null;
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            integrity_hash: string | null;
+        };
+        TraceExport: {
+            trace: components["schemas"]["Trace"];
+            events: components["schemas"]["TraceEvent"][];
+            approval_requests: {
+                id: string;
+                status: string;
+                approver_name: string | null;
+                decided_at: string | null;
+                flag_reason: string;
+                decision_note: string | null;
+            }[];
+            /** Format: date-time */
+            exported_at: string;
+        };
+        TraceSummary: {
+            id: string;
+            agent_id: string;
+            agent_name: string;
+            authority_model: string;
+            requested_operation: string;
+            target_integration: string;
+            resource_scope: string;
+            /** @enum {string} */
+            final_outcome: "in_progress" | "executed" | "blocked" | "denied" | "completed_with_approval" | "expired";
+            /** Format: date-time */
+            started_at: string;
+            completed_at: string | null;
+            duration_ms: number | null;
+            event_count: number;
+            has_approval: boolean;
+        };
+        User: {
+            id: string;
+            email: string;
+            name: string;
+            /** @enum {string} */
+            role: "admin" | "reviewer" | "viewer";
+            /** Format: date-time */
+            created_at: string;
+        };
+        Verification: {
+            trace_id: string;
+            valid: boolean;
+            event_count: number;
+            /** Format: date-time */
+            verified_at: string;
+            first_invalid_event?: string | null;
+        };
+        Webhook: {
+            id: string;
+            url: string;
+            events: string[];
+            is_active: boolean;
+            description: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        WebhookDelivery: {
+            id: string;
+            event_type: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "retrying" | "failed";
+            http_status: number | null;
+            attempts: number;
+            /** Format: date-time */
+            created_at: string;
+            delivered_at: string | null;
+            next_retry_at: string | null;
+        };
+        WebhookTestResult: {
+            delivered: boolean;
+            http_status: number | null;
+            response_time_ms: number;
+            error?: string;
         };
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request's id: the caller's own `X-Request-Id` when it is safe to echo, else one minted for it. Also in every error body. */
+        XRequestId: string;
+        /** @description Requests a minute the counted allowance admits. */
+        XRateLimitLimit: number;
+        /** @description Requests left in the sliding 60-second window. */
+        XRateLimitRemaining: number;
+        /** @description When the window will have forgotten every counted request (Unix seconds). */
+        XRateLimitReset: number;
+        /** @description Seconds to wait before trying again. */
+        RetryAfter: number;
+        /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`. */
+        IdempotentReplayed: "true";
+        /** @description The download's file name: `attachment; filename="…"`. */
+        ContentDisposition: string;
+        /** @description The number of rows in the export. */
+        XTotalCount: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    } | {
+                        /** @enum {string} */
+                        status: "degraded";
+                        degraded: ("database" | "rate_limit_counters")[];
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "organization_name": "text",
+                 *       "name": "text",
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": {
+                    organization_name: string;
+                    name: string;
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email: string;
+                    /** @example correct horse battery staple */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "tenant": {
+                     *           "id": "text",
+                     *           "name": "text"
+                     *         },
+                     *         "user": {
+                     *           "id": "text",
+                     *           "email": "text",
+                     *           "name": "text",
+                     *           "role": "admin",
+                     *           "created_at": "2026-11-26T10:15:30.000Z"
+                     *         },
+                     *         "api_key": {
+                     *           "id": "text",
+                     *           "name": "text",
+                     *           "prefix": "text",
+                     *           "key_prefix": "text",
+                     *           "scopes": [
+                     *             "text"
+                     *           ],
+                     *           "last_used_at": "2026-11-26T10:15:30.000Z",
+                     *           "created_at": "2026-11-26T10:15:30.000Z",
+                     *           "expires_at": "2026-11-26T10:15:30.000Z",
+                     *           "key": "text"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            tenant: components["schemas"]["Tenant"];
+                            user: components["schemas"]["User"];
+                            api_key: components["schemas"]["IssuedApiKey"];
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "user": {
+                     *           "id": "text",
+                     *           "email": "text",
+                     *           "name": "text",
+                     *           "role": "admin",
+                     *           "created_at": "2026-11-26T10:15:30.000Z"
+                     *         },
+                     *         "tenant": {
+                     *           "id": "text",
+                     *           "name": "text"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            user: components["schemas"]["User"];
+                            tenant: components["schemas"]["Tenant"];
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCurrentIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "user": {
+                     *           "id": "text",
+                     *           "email": "text",
+                     *           "name": "text",
+                     *           "role": "admin",
+                     *           "created_at": "2026-11-26T10:15:30.000Z"
+                     *         },
+                     *         "tenant": {
+                     *           "id": "text",
+                     *           "name": "text"
+                     *         },
+                     *         "role": "text",
+                     *         "api_key": {
+                     *           "id": "text",
+                     *           "name": "text",
+                     *           "scopes": [
+                     *             "text"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            user: components["schemas"]["User"] | null;
+                            tenant: components["schemas"]["Tenant"];
+                            role: string | null;
+                            api_key: {
+                                id: string;
+                                name: string;
+                                scopes: string[];
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query: {
+                limit: number;
+                offset: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "text",
+                     *           "email": "text",
+                     *           "name": "text",
+                     *           "role": "admin",
+                     *           "created_at": "2026-11-26T10:15:30.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 1,
+                     *         "limit": 1,
+                     *         "offset": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["User"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: within 24 h the same key with the same method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and does nothing more. The same key with another request is 422 `idempotency_key_reused`; one still being processed is 409 `conflict`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "text",
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery staple",
+                 *       "role": "admin"
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email: string;
+                    /** @example correct horse battery staple */
+                    password: string;
+                    /** @enum {string} */
+                    role: "admin" | "reviewer" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "email": "text",
+                     *         "name": "text",
+                     *         "role": "admin",
+                     *         "created_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["User"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description This `Idempotency-Key` was used for another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "message": "This `Idempotency-Key` was used for another request",
+                     *       "status": 422,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "text",
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery staple",
+                 *       "role": "admin"
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email?: string;
+                    /** @example correct horse battery staple */
+                    password?: string;
+                    /** @enum {string} */
+                    role?: "admin" | "reviewer" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "email": "text",
+                     *         "name": "text",
+                     *         "role": "admin",
+                     *         "created_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["User"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query: {
+                limit: number;
+                offset: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "text",
+                     *           "name": "text",
+                     *           "prefix": "text",
+                     *           "key_prefix": "text",
+                     *           "scopes": [
+                     *             "text"
+                     *           ],
+                     *           "last_used_at": "2026-11-26T10:15:30.000Z",
+                     *           "created_at": "2026-11-26T10:15:30.000Z",
+                     *           "expires_at": "2026-11-26T10:15:30.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 1,
+                     *         "limit": 1,
+                     *         "offset": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApiKey"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: within 24 h the same key with the same method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and does nothing more. The same key with another request is 422 `idempotency_key_reused`; one still being processed is 409 `conflict`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "text",
+                 *       "scopes": [
+                 *         "evaluate"
+                 *       ],
+                 *       "expires_at": "2026-11-26T10:15:30.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    scopes: ("evaluate" | "agents:read" | "agents:write" | "agents:lifecycle" | "policies:read" | "policies:write" | "traces:read" | "traces:write" | "approvals:read" | "approvals:write" | "admin")[];
+                    expires_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "name": "text",
+                     *         "prefix": "text",
+                     *         "key_prefix": "text",
+                     *         "scopes": [
+                     *           "text"
+                     *         ],
+                     *         "last_used_at": "2026-11-26T10:15:30.000Z",
+                     *         "created_at": "2026-11-26T10:15:30.000Z",
+                     *         "expires_at": "2026-11-26T10:15:30.000Z",
+                     *         "key": "text"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["IssuedApiKey"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description This `Idempotency-Key` was used for another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "message": "This `Idempotency-Key` was used for another request",
+                     *       "status": 422,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "name": "text",
+                     *         "prefix": "text",
+                     *         "key_prefix": "text",
+                     *         "scopes": [
+                     *           "text"
+                     *         ],
+                     *         "last_used_at": "2026-11-26T10:15:30.000Z",
+                     *         "created_at": "2026-11-26T10:15:30.000Z",
+                     *         "expires_at": "2026-11-26T10:15:30.000Z",
+                     *         "key": "text"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["IssuedApiKey"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    evaluate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: within 24 h the same key with the same method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and does nothing more. The same key with another request is 422 `idempotency_key_reused`; one still being processed is 409 `conflict`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "agent_id": "7d0c3f4e-5b6a-4c1d-9e8f-2a3b4c5d6e7f",
+                 *       "operation": "text",
+                 *       "target_integration": "text",
+                 *       "resource_scope": "text",
+                 *       "data_classification": "public",
+                 *       "context": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    agent_id: string;
+                    operation: string;
+                    target_integration: string;
+                    resource_scope: string;
+                    /** @enum {string} */
+                    data_classification: "public" | "internal" | "confidential" | "restricted";
+                    context?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "decision": "allow",
+                     *       "trace_id": "text",
+                     *       "approval_request_id": "text",
+                     *       "reason": "text",
+                     *       "policy_rule_id": "text",
+                     *       "risk_classification": "low"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Evaluation"];
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description This `Idempotency-Key` was used for another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "message": "This `Idempotency-Key` was used for another request",
+                     *       "status": 422,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTraces: {
+        parameters: {
+            query: {
+                agent_id?: string;
+                outcome?: "in_progress" | "executed" | "blocked" | "denied" | "completed_with_approval" | "expired";
+                /** @description ISO 8601 date-time, or a date (YYYY-MM-DD) meaning that whole day in UTC */
+                from?: string | unknown | unknown;
+                /** @description ISO 8601 date-time, or a date (YYYY-MM-DD) meaning that whole day in UTC */
+                to?: string | unknown | unknown;
+                limit: number;
+                offset: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "text",
+                     *           "agent_id": "text",
+                     *           "agent_name": "text",
+                     *           "authority_model": "text",
+                     *           "requested_operation": "text",
+                     *           "target_integration": "text",
+                     *           "resource_scope": "text",
+                     *           "final_outcome": "in_progress",
+                     *           "started_at": "2026-11-26T10:15:30.000Z",
+                     *           "completed_at": "2026-11-26T10:15:30.000Z",
+                     *           "duration_ms": 1,
+                     *           "event_count": 1,
+                     *           "has_approval": true
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 1,
+                     *         "limit": 1,
+                     *         "offset": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["TraceSummary"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTrace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                traceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "text",
+                     *       "agent_id": "text",
+                     *       "agent_name": "text",
+                     *       "authority_model": "text",
+                     *       "requested_operation": "text",
+                     *       "target_integration": "text",
+                     *       "resource_scope": "text",
+                     *       "parent_trace_id": "text",
+                     *       "final_outcome": "in_progress",
+                     *       "started_at": "2026-11-26T10:15:30.000Z",
+                     *       "completed_at": "2026-11-26T10:15:30.000Z",
+                     *       "duration_ms": 1,
+                     *       "events": [
+                     *         {
+                     *           "id": "text",
+                     *           "event_type": "text",
+                     *           "actor_type": "text",
+                     *           "actor_name": "text",
+                     *           "description": "text",
+                     *           "status": "text",
+                     *           "timestamp": "2026-11-26T10:15:30.000Z",
+                     *           "policy_version": 1,
+                     *           "approval_request_id": "text",
+                     *           "metadata": {},
+                     *           "integrity_hash": "text"
+                     *         }
+                     *       ],
+                     *       "approval_requests": [
+                     *         {
+                     *           "id": "text",
+                     *           "status": "text",
+                     *           "approver_name": "text",
+                     *           "decided_at": "2026-11-26T10:15:30.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TraceDetail"];
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recordOutcome: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: within 24 h the same key with the same method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and does nothing more. The same key with another request is 422 `idempotency_key_reused`; one still being processed is 409 `conflict`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                traceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "success",
+                 *       "metadata": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    status: "success" | "error";
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description This `Idempotency-Key` was used for another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "message": "This `Idempotency-Key` was used for another request",
+                     *       "status": 422,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifyTrace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                traceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "trace_id": "text",
+                     *       "valid": true,
+                     *       "event_count": 1,
+                     *       "verified_at": "2026-11-26T10:15:30.000Z",
+                     *       "first_invalid_event": "text"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Verification"];
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportTrace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                traceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, as an attachment. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "trace": {
+                     *         "id": "text",
+                     *         "agent_id": "text",
+                     *         "agent_name": "text",
+                     *         "authority_model": "text",
+                     *         "requested_operation": "text",
+                     *         "target_integration": "text",
+                     *         "resource_scope": "text",
+                     *         "parent_trace_id": "text",
+                     *         "final_outcome": "in_progress",
+                     *         "started_at": "2026-11-26T10:15:30.000Z",
+                     *         "completed_at": "2026-11-26T10:15:30.000Z",
+                     *         "duration_ms": 1
+                     *       },
+                     *       "events": [
+                     *         {
+                     *           "id": "text",
+                     *           "event_type": "text",
+                     *           "actor_type": "text",
+                     *           "actor_name": "text",
+                     *           "description": "text",
+                     *           "status": "text",
+                     *           "timestamp": "2026-11-26T10:15:30.000Z",
+                     *           "policy_version": 1,
+                     *           "approval_request_id": "text",
+                     *           "metadata": {},
+                     *           "integrity_hash": "text"
+                     *         }
+                     *       ],
+                     *       "approval_requests": [
+                     *         {
+                     *           "id": "text",
+                     *           "status": "text",
+                     *           "approver_name": "text",
+                     *           "decided_at": "2026-11-26T10:15:30.000Z",
+                     *           "flag_reason": "text",
+                     *           "decision_note": "text"
+                     *         }
+                     *       ],
+                     *       "exported_at": "2026-11-26T10:15:30.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TraceExport"];
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportTraces: {
+        parameters: {
+            query: {
+                /** @description ISO 8601 date-time, or a date (YYYY-MM-DD) meaning that whole day in UTC */
+                from: string | unknown | unknown;
+                /** @description ISO 8601 date-time, or a date (YYYY-MM-DD) meaning that whole day in UTC */
+                to: string | unknown | unknown;
+                format: "csv";
+                agent_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, as an attachment. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example trace_id,agent_id,agent_name,operation,target_integration,resource_scope,data_classification,final_outcome,started_at,completed_at,duration_ms,approval_required,approver_name,approval_decision,approval_decided_at,policy_rule_id,policy_version */
+                    "text/csv": string;
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `export_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "export_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "export_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportAudit: {
+        parameters: {
+            query: {
+                /** @description ISO 8601 date-time, or a date (YYYY-MM-DD) meaning that whole day in UTC */
+                from: string | unknown | unknown;
+                /** @description ISO 8601 date-time, or a date (YYYY-MM-DD) meaning that whole day in UTC */
+                to: string | unknown | unknown;
+                format: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, as an attachment. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Total-Count": components["headers"]["XTotalCount"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example [] */
+                    "application/json": {
+                        event_id: unknown;
+                        trace_id: unknown;
+                        agent_id: unknown;
+                        event_type: unknown;
+                        actor_type: unknown;
+                        actor_name: unknown;
+                        description: unknown;
+                        status: unknown;
+                        timestamp: unknown;
+                        policy_version: unknown;
+                        integrity_hash: unknown;
+                    }[];
+                    /** @example event_id,trace_id,agent_id,event_type,actor_type,actor_name,description,status,timestamp,policy_version,integrity_hash */
+                    "text/csv": string;
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `export_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "export_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "export_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApprovals: {
+        parameters: {
+            query: {
+                status?: "pending" | "approved" | "denied" | "expired";
+                agent_id?: string;
+                limit: number;
+                offset: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "text",
+                     *           "trace_id": "text",
+                     *           "agent_id": "text",
+                     *           "requested_operation": "text",
+                     *           "target_integration": "text",
+                     *           "resource_scope": "text",
+                     *           "data_classification": "text",
+                     *           "risk_classification": "low",
+                     *           "authority_model": "text",
+                     *           "delegated_from": "text",
+                     *           "policy_effect": "text",
+                     *           "flag_reason": "text",
+                     *           "status": "pending",
+                     *           "context_snapshot": {},
+                     *           "expires_at": "2026-11-26T10:15:30.000Z",
+                     *           "requested_at": "2026-11-26T10:15:30.000Z",
+                     *           "decided_at": "2026-11-26T10:15:30.000Z",
+                     *           "approver_name": "text",
+                     *           "decision_note": "text"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 1,
+                     *         "limit": 1,
+                     *         "offset": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Approval"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    countApprovals: {
+        parameters: {
+            query?: {
+                status?: "pending" | "approved" | "denied" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "count": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApprovalCount"];
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "trace_id": "text",
+                     *         "agent_id": "text",
+                     *         "requested_operation": "text",
+                     *         "target_integration": "text",
+                     *         "resource_scope": "text",
+                     *         "data_classification": "text",
+                     *         "risk_classification": "low",
+                     *         "authority_model": "text",
+                     *         "delegated_from": "text",
+                     *         "policy_effect": "text",
+                     *         "flag_reason": "text",
+                     *         "status": "pending",
+                     *         "context_snapshot": {},
+                     *         "expires_at": "2026-11-26T10:15:30.000Z",
+                     *         "requested_at": "2026-11-26T10:15:30.000Z",
+                     *         "decided_at": "2026-11-26T10:15:30.000Z",
+                     *         "approver_name": "text",
+                     *         "decision_note": "text",
+                     *         "agent": {
+                     *           "id": "text",
+                     *           "name": "text",
+                     *           "description": "text",
+                     *           "owner_name": "text",
+                     *           "team": "text",
+                     *           "environment": "text",
+                     *           "authority_model": "text",
+                     *           "autonomy_tier": "text",
+                     *           "lifecycle_state": "text"
+                     *         },
+                     *         "trace": {
+                     *           "id": "text",
+                     *           "agent_id": "text",
+                     *           "agent_name": "text",
+                     *           "authority_model": "text",
+                     *           "requested_operation": "text",
+                     *           "target_integration": "text",
+                     *           "resource_scope": "text",
+                     *           "final_outcome": "in_progress",
+                     *           "started_at": "2026-11-26T10:15:30.000Z",
+                     *           "completed_at": "2026-11-26T10:15:30.000Z",
+                     *           "duration_ms": 1,
+                     *           "event_count": 1,
+                     *           "has_approval": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApprovalDetail"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApprovalStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "text",
+                     *       "status": "pending",
+                     *       "decided_at": "2026-11-26T10:15:30.000Z",
+                     *       "approver_name": "text",
+                     *       "decision_note": "text"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApprovalStatus"];
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    approveApproval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: within 24 h the same key with the same method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and does nothing more. The same key with another request is 422 `idempotency_key_reused`; one still being processed is 409 `conflict`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "approver_name": "text",
+                 *       "decision_note": "text"
+                 *     }
+                 */
+                "application/json": {
+                    approver_name: string;
+                    decision_note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "trace_id": "text",
+                     *         "agent_id": "text",
+                     *         "requested_operation": "text",
+                     *         "target_integration": "text",
+                     *         "resource_scope": "text",
+                     *         "data_classification": "text",
+                     *         "risk_classification": "low",
+                     *         "authority_model": "text",
+                     *         "delegated_from": "text",
+                     *         "policy_effect": "text",
+                     *         "flag_reason": "text",
+                     *         "status": "pending",
+                     *         "context_snapshot": {},
+                     *         "expires_at": "2026-11-26T10:15:30.000Z",
+                     *         "requested_at": "2026-11-26T10:15:30.000Z",
+                     *         "decided_at": "2026-11-26T10:15:30.000Z",
+                     *         "approver_name": "text",
+                     *         "decision_note": "text"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Approval"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description This `Idempotency-Key` was used for another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "message": "This `Idempotency-Key` was used for another request",
+                     *       "status": 422,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    denyApproval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: within 24 h the same key with the same method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and does nothing more. The same key with another request is 422 `idempotency_key_reused`; one still being processed is 409 `conflict`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "approver_name": "text",
+                 *       "decision_note": "text"
+                 *     }
+                 */
+                "application/json": {
+                    approver_name: string;
+                    decision_note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "trace_id": "text",
+                     *         "agent_id": "text",
+                     *         "requested_operation": "text",
+                     *         "target_integration": "text",
+                     *         "resource_scope": "text",
+                     *         "data_classification": "text",
+                     *         "risk_classification": "low",
+                     *         "authority_model": "text",
+                     *         "delegated_from": "text",
+                     *         "policy_effect": "text",
+                     *         "flag_reason": "text",
+                     *         "status": "pending",
+                     *         "context_snapshot": {},
+                     *         "expires_at": "2026-11-26T10:15:30.000Z",
+                     *         "requested_at": "2026-11-26T10:15:30.000Z",
+                     *         "decided_at": "2026-11-26T10:15:30.000Z",
+                     *         "approver_name": "text",
+                     *         "decision_note": "text"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Approval"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description This `Idempotency-Key` was used for another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "message": "This `Idempotency-Key` was used for another request",
+                     *       "status": 422,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgents: {
+        parameters: {
+            query: {
+                limit: number;
+                offset: number;
+                environment?: "dev" | "test" | "prod";
+                lifecycle_state?: "active" | "suspended" | "revoked";
+                authority_model?: "self" | "delegated" | "hybrid";
+                autonomy_tier?: "low" | "medium" | "high";
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "text",
+                     *           "name": "text",
+                     *           "description": "text",
+                     *           "owner_name": "text",
+                     *           "owner_role": "text",
+                     *           "team": "text",
+                     *           "environment": "text",
+                     *           "authority_model": "text",
+                     *           "identity_mode": "text",
+                     *           "delegation_model": "text",
+                     *           "autonomy_tier": "text",
+                     *           "authorized_integrations": [
+                     *             {
+                     *               "name": "text",
+                     *               "resource_scope": "text",
+                     *               "data_classification": "text",
+                     *               "allowed_operations": [
+                     *                 "text"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "credential_config": {},
+                     *           "metadata": {},
+                     *           "next_review_date": "text",
+                     *           "created_by": "text",
+                     *           "modified_by": "text",
+                     *           "modified_at": "2026-11-26T10:15:30.000Z",
+                     *           "lifecycle_state": "active",
+                     *           "created_at": "2026-11-26T10:15:30.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 1,
+                     *         "limit": 1,
+                     *         "offset": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Agent"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: within 24 h the same key with the same method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and does nothing more. The same key with another request is 422 `idempotency_key_reused`; one still being processed is 409 `conflict`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "text",
+                 *       "description": "text",
+                 *       "owner_name": "text",
+                 *       "owner_role": "text",
+                 *       "team": "text",
+                 *       "environment": "dev",
+                 *       "authority_model": "self",
+                 *       "identity_mode": "service_identity",
+                 *       "delegation_model": "self",
+                 *       "autonomy_tier": "low",
+                 *       "authorized_integrations": [
+                 *         {
+                 *           "name": "text",
+                 *           "resource_scope": "text",
+                 *           "data_classification": "public",
+                 *           "allowed_operations": [
+                 *             "text"
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "credential_config": {},
+                 *       "metadata": {},
+                 *       "next_review_date": "2026-12-31",
+                 *       "created_by": "text",
+                 *       "modified_by": "text",
+                 *       "modified_at": "2026-11-26T10:15:30.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    description: string;
+                    owner_name: string;
+                    owner_role: string;
+                    team: string;
+                    /** @enum {string} */
+                    environment: "dev" | "test" | "prod";
+                    /** @enum {string} */
+                    authority_model: "self" | "delegated" | "hybrid";
+                    /** @enum {string} */
+                    identity_mode: "service_identity" | "delegated_identity" | "hybrid_identity";
+                    /** @enum {string} */
+                    delegation_model: "self" | "on_behalf_of_user" | "on_behalf_of_owner" | "mixed";
+                    /** @enum {string} */
+                    autonomy_tier: "low" | "medium" | "high";
+                    authorized_integrations: {
+                        name: string;
+                        resource_scope: string;
+                        /** @enum {string} */
+                        data_classification: "public" | "internal" | "confidential" | "restricted";
+                        allowed_operations: string[];
+                    }[];
+                    credential_config: {
+                        [key: string]: unknown;
+                    } | null;
+                    metadata: {
+                        [key: string]: unknown;
+                    } | null;
+                    next_review_date: string;
+                    created_by: string;
+                    modified_by: string;
+                    /** Format: date-time */
+                    modified_at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "name": "text",
+                     *         "description": "text",
+                     *         "owner_name": "text",
+                     *         "owner_role": "text",
+                     *         "team": "text",
+                     *         "environment": "text",
+                     *         "authority_model": "text",
+                     *         "identity_mode": "text",
+                     *         "delegation_model": "text",
+                     *         "autonomy_tier": "text",
+                     *         "authorized_integrations": [
+                     *           {
+                     *             "name": "text",
+                     *             "resource_scope": "text",
+                     *             "data_classification": "text",
+                     *             "allowed_operations": [
+                     *               "text"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "credential_config": {},
+                     *         "metadata": {},
+                     *         "next_review_date": "text",
+                     *         "created_by": "text",
+                     *         "modified_by": "text",
+                     *         "modified_at": "2026-11-26T10:15:30.000Z",
+                     *         "lifecycle_state": "active",
+                     *         "created_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Agent"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description This `Idempotency-Key` was used for another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "message": "This `Idempotency-Key` was used for another request",
+                     *       "status": 422,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "name": "text",
+                     *         "description": "text",
+                     *         "owner_name": "text",
+                     *         "owner_role": "text",
+                     *         "team": "text",
+                     *         "environment": "text",
+                     *         "authority_model": "text",
+                     *         "identity_mode": "text",
+                     *         "delegation_model": "text",
+                     *         "autonomy_tier": "text",
+                     *         "authorized_integrations": [
+                     *           {
+                     *             "name": "text",
+                     *             "resource_scope": "text",
+                     *             "data_classification": "text",
+                     *             "allowed_operations": [
+                     *               "text"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "credential_config": {},
+                     *         "metadata": {},
+                     *         "next_review_date": "text",
+                     *         "created_by": "text",
+                     *         "modified_by": "text",
+                     *         "modified_at": "2026-11-26T10:15:30.000Z",
+                     *         "lifecycle_state": "active",
+                     *         "created_at": "2026-11-26T10:15:30.000Z",
+                     *         "stats": {
+                     *           "recent_traces": [
+                     *             {
+                     *               "id": "text",
+                     *               "requested_operation": "text",
+                     *               "target_integration": "text",
+                     *               "resource_scope": "text",
+                     *               "final_outcome": "text",
+                     *               "started_at": "2026-11-26T10:15:30.000Z",
+                     *               "completed_at": "2026-11-26T10:15:30.000Z"
+                     *             }
+                     *           ],
+                     *           "approval_counts": {
+                     *             "pending": 1,
+                     *             "approved": 1,
+                     *             "denied": 1,
+                     *             "expired": 1
+                     *           },
+                     *           "decisions_last_24h": {
+                     *             "allow": 1,
+                     *             "approval_required": 1,
+                     *             "deny": 1
+                     *           },
+                     *           "trace_count": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AgentDetail"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "text",
+                 *       "description": "text",
+                 *       "owner_name": "text",
+                 *       "owner_role": "text",
+                 *       "team": "text",
+                 *       "environment": "dev",
+                 *       "authority_model": "self",
+                 *       "identity_mode": "service_identity",
+                 *       "delegation_model": "self",
+                 *       "autonomy_tier": "low",
+                 *       "authorized_integrations": [
+                 *         {
+                 *           "name": "text",
+                 *           "resource_scope": "text",
+                 *           "data_classification": "public",
+                 *           "allowed_operations": [
+                 *             "text"
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "credential_config": {},
+                 *       "metadata": {},
+                 *       "next_review_date": "2026-12-31",
+                 *       "created_by": "text",
+                 *       "modified_by": "text",
+                 *       "modified_at": "2026-11-26T10:15:30.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    description?: string;
+                    owner_name?: string;
+                    owner_role?: string;
+                    team?: string;
+                    /** @enum {string} */
+                    environment?: "dev" | "test" | "prod";
+                    /** @enum {string} */
+                    authority_model?: "self" | "delegated" | "hybrid";
+                    /** @enum {string} */
+                    identity_mode?: "service_identity" | "delegated_identity" | "hybrid_identity";
+                    /** @enum {string} */
+                    delegation_model?: "self" | "on_behalf_of_user" | "on_behalf_of_owner" | "mixed";
+                    /** @enum {string} */
+                    autonomy_tier?: "low" | "medium" | "high";
+                    authorized_integrations?: {
+                        name: string;
+                        resource_scope: string;
+                        /** @enum {string} */
+                        data_classification: "public" | "internal" | "confidential" | "restricted";
+                        allowed_operations: string[];
+                    }[];
+                    credential_config?: {
+                        [key: string]: unknown;
+                    } | null;
+                    metadata?: {
+                        [key: string]: unknown;
+                    } | null;
+                    next_review_date?: string;
+                    created_by?: string;
+                    modified_by?: string;
+                    /** Format: date-time */
+                    modified_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "name": "text",
+                     *         "description": "text",
+                     *         "owner_name": "text",
+                     *         "owner_role": "text",
+                     *         "team": "text",
+                     *         "environment": "text",
+                     *         "authority_model": "text",
+                     *         "identity_mode": "text",
+                     *         "delegation_model": "text",
+                     *         "autonomy_tier": "text",
+                     *         "authorized_integrations": [
+                     *           {
+                     *             "name": "text",
+                     *             "resource_scope": "text",
+                     *             "data_classification": "text",
+                     *             "allowed_operations": [
+                     *               "text"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "credential_config": {},
+                     *         "metadata": {},
+                     *         "next_review_date": "text",
+                     *         "created_by": "text",
+                     *         "modified_by": "text",
+                     *         "modified_at": "2026-11-26T10:15:30.000Z",
+                     *         "lifecycle_state": "active",
+                     *         "created_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Agent"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    suspendAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "name": "text",
+                     *         "description": "text",
+                     *         "owner_name": "text",
+                     *         "owner_role": "text",
+                     *         "team": "text",
+                     *         "environment": "text",
+                     *         "authority_model": "text",
+                     *         "identity_mode": "text",
+                     *         "delegation_model": "text",
+                     *         "autonomy_tier": "text",
+                     *         "authorized_integrations": [
+                     *           {
+                     *             "name": "text",
+                     *             "resource_scope": "text",
+                     *             "data_classification": "text",
+                     *             "allowed_operations": [
+                     *               "text"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "credential_config": {},
+                     *         "metadata": {},
+                     *         "next_review_date": "text",
+                     *         "created_by": "text",
+                     *         "modified_by": "text",
+                     *         "modified_at": "2026-11-26T10:15:30.000Z",
+                     *         "lifecycle_state": "active",
+                     *         "created_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Agent"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "name": "text",
+                     *         "description": "text",
+                     *         "owner_name": "text",
+                     *         "owner_role": "text",
+                     *         "team": "text",
+                     *         "environment": "text",
+                     *         "authority_model": "text",
+                     *         "identity_mode": "text",
+                     *         "delegation_model": "text",
+                     *         "autonomy_tier": "text",
+                     *         "authorized_integrations": [
+                     *           {
+                     *             "name": "text",
+                     *             "resource_scope": "text",
+                     *             "data_classification": "text",
+                     *             "allowed_operations": [
+                     *               "text"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "credential_config": {},
+                     *         "metadata": {},
+                     *         "next_review_date": "text",
+                     *         "created_by": "text",
+                     *         "modified_by": "text",
+                     *         "modified_at": "2026-11-26T10:15:30.000Z",
+                     *         "lifecycle_state": "active",
+                     *         "created_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Agent"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reactivateAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "name": "text",
+                     *         "description": "text",
+                     *         "owner_name": "text",
+                     *         "owner_role": "text",
+                     *         "team": "text",
+                     *         "environment": "text",
+                     *         "authority_model": "text",
+                     *         "identity_mode": "text",
+                     *         "delegation_model": "text",
+                     *         "autonomy_tier": "text",
+                     *         "authorized_integrations": [
+                     *           {
+                     *             "name": "text",
+                     *             "resource_scope": "text",
+                     *             "data_classification": "text",
+                     *             "allowed_operations": [
+                     *               "text"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "credential_config": {},
+                     *         "metadata": {},
+                     *         "next_review_date": "text",
+                     *         "created_by": "text",
+                     *         "modified_by": "text",
+                     *         "modified_at": "2026-11-26T10:15:30.000Z",
+                     *         "lifecycle_state": "active",
+                     *         "created_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Agent"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPolicyRules: {
+        parameters: {
+            query: {
+                limit: number;
+                offset: number;
+                agent_id?: string;
+                effect?: "allow" | "approval_required" | "deny";
+                data_classification?: "public" | "internal" | "confidential" | "restricted";
+                is_active?: boolean;
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "text",
+                     *           "agent_id": "text",
+                     *           "policy_name": "text",
+                     *           "target_integration": "text",
+                     *           "operation": "text",
+                     *           "resource_scope": "text",
+                     *           "data_classification": "text",
+                     *           "policy_effect": "allow",
+                     *           "rationale": "text",
+                     *           "priority": 1,
+                     *           "conditions": {},
+                     *           "max_session_ttl": 1,
+                     *           "modified_by": "text",
+                     *           "modified_at": "2026-11-26T10:15:30.000Z",
+                     *           "is_active": true,
+                     *           "policy_version": 1,
+                     *           "created_at": "2026-11-26T10:15:30.000Z",
+                     *           "updated_at": "2026-11-26T10:15:30.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 1,
+                     *         "limit": 1,
+                     *         "offset": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PolicyRule"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPolicyRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: within 24 h the same key with the same method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and does nothing more. The same key with another request is 422 `idempotency_key_reused`; one still being processed is 409 `conflict`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "agent_id": "7d0c3f4e-5b6a-4c1d-9e8f-2a3b4c5d6e7f",
+                 *       "policy_name": "text",
+                 *       "target_integration": "text",
+                 *       "operation": "text",
+                 *       "resource_scope": "text",
+                 *       "data_classification": "public",
+                 *       "policy_effect": "allow",
+                 *       "rationale": "Refunds above 500 EUR need a person to look first",
+                 *       "priority": 1,
+                 *       "conditions": {},
+                 *       "max_session_ttl": 1,
+                 *       "modified_by": "text",
+                 *       "modified_at": "2026-11-26T10:15:30.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    agent_id: string;
+                    policy_name: string;
+                    target_integration: string;
+                    operation: string;
+                    resource_scope: string;
+                    /** @enum {string} */
+                    data_classification: "public" | "internal" | "confidential" | "restricted";
+                    /** @enum {string} */
+                    policy_effect: "allow" | "approval_required" | "deny";
+                    /** @example Refunds above 500 EUR need a person to look first */
+                    rationale: string;
+                    priority: number;
+                    conditions: {
+                        [key: string]: unknown;
+                    } | null;
+                    max_session_ttl: number | null;
+                    modified_by: string;
+                    /** Format: date-time */
+                    modified_at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "agent_id": "text",
+                     *         "policy_name": "text",
+                     *         "target_integration": "text",
+                     *         "operation": "text",
+                     *         "resource_scope": "text",
+                     *         "data_classification": "text",
+                     *         "policy_effect": "allow",
+                     *         "rationale": "text",
+                     *         "priority": 1,
+                     *         "conditions": {},
+                     *         "max_session_ttl": 1,
+                     *         "modified_by": "text",
+                     *         "modified_at": "2026-11-26T10:15:30.000Z",
+                     *         "is_active": true,
+                     *         "policy_version": 1,
+                     *         "created_at": "2026-11-26T10:15:30.000Z",
+                     *         "updated_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PolicyRule"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description This `Idempotency-Key` was used for another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "message": "This `Idempotency-Key` was used for another request",
+                     *       "status": 422,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPolicyRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "agent_id": "text",
+                     *         "policy_name": "text",
+                     *         "target_integration": "text",
+                     *         "operation": "text",
+                     *         "resource_scope": "text",
+                     *         "data_classification": "text",
+                     *         "policy_effect": "allow",
+                     *         "rationale": "text",
+                     *         "priority": 1,
+                     *         "conditions": {},
+                     *         "max_session_ttl": 1,
+                     *         "modified_by": "text",
+                     *         "modified_at": "2026-11-26T10:15:30.000Z",
+                     *         "is_active": true,
+                     *         "policy_version": 1,
+                     *         "created_at": "2026-11-26T10:15:30.000Z",
+                     *         "updated_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PolicyRule"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deactivatePolicyRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "agent_id": "text",
+                     *         "policy_name": "text",
+                     *         "target_integration": "text",
+                     *         "operation": "text",
+                     *         "resource_scope": "text",
+                     *         "data_classification": "text",
+                     *         "policy_effect": "allow",
+                     *         "rationale": "text",
+                     *         "priority": 1,
+                     *         "conditions": {},
+                     *         "max_session_ttl": 1,
+                     *         "modified_by": "text",
+                     *         "modified_at": "2026-11-26T10:15:30.000Z",
+                     *         "is_active": true,
+                     *         "policy_version": 1,
+                     *         "created_at": "2026-11-26T10:15:30.000Z",
+                     *         "updated_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PolicyRule"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePolicyRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "policy_name": "text",
+                 *       "target_integration": "text",
+                 *       "operation": "text",
+                 *       "resource_scope": "text",
+                 *       "data_classification": "public",
+                 *       "policy_effect": "allow",
+                 *       "rationale": "Refunds above 500 EUR need a person to look first",
+                 *       "priority": 1,
+                 *       "conditions": {},
+                 *       "max_session_ttl": 1
+                 *     }
+                 */
+                "application/json": {
+                    policy_name?: string;
+                    target_integration?: string;
+                    operation?: string;
+                    resource_scope?: string;
+                    /** @enum {string} */
+                    data_classification?: "public" | "internal" | "confidential" | "restricted";
+                    /** @enum {string} */
+                    policy_effect?: "allow" | "approval_required" | "deny";
+                    /** @example Refunds above 500 EUR need a person to look first */
+                    rationale?: string;
+                    priority?: number;
+                    conditions?: {
+                        [key: string]: unknown;
+                    } | null;
+                    max_session_ttl?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "agent_id": "text",
+                     *         "policy_name": "text",
+                     *         "target_integration": "text",
+                     *         "operation": "text",
+                     *         "resource_scope": "text",
+                     *         "data_classification": "text",
+                     *         "policy_effect": "allow",
+                     *         "rationale": "text",
+                     *         "priority": 1,
+                     *         "conditions": {},
+                     *         "max_session_ttl": 1,
+                     *         "modified_by": "text",
+                     *         "modified_at": "2026-11-26T10:15:30.000Z",
+                     *         "is_active": true,
+                     *         "policy_version": 1,
+                     *         "created_at": "2026-11-26T10:15:30.000Z",
+                     *         "updated_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PolicyRule"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPolicyRuleVersions: {
+        parameters: {
+            query: {
+                limit: number;
+                offset: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "text",
+                     *           "policy_rule_id": "text",
+                     *           "version": 1,
+                     *           "policy_name": "text",
+                     *           "target_integration": "text",
+                     *           "operation": "text",
+                     *           "resource_scope": "text",
+                     *           "data_classification": "text",
+                     *           "policy_effect": "allow",
+                     *           "rationale": "text",
+                     *           "priority": 1,
+                     *           "conditions": {},
+                     *           "max_session_ttl": 1,
+                     *           "modified_by": "text",
+                     *           "modified_at": "2026-11-26T10:15:30.000Z",
+                     *           "change_summary": "text"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 1,
+                     *         "limit": 1,
+                     *         "offset": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PolicyVersion"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testPolicyRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "agent_id": "7d0c3f4e-5b6a-4c1d-9e8f-2a3b4c5d6e7f",
+                 *       "operation": "text",
+                 *       "target_integration": "text",
+                 *       "resource_scope": "text",
+                 *       "data_classification": "public"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    agent_id: string;
+                    operation: string;
+                    target_integration: string;
+                    resource_scope: string;
+                    /** @enum {string} */
+                    data_classification: "public" | "internal" | "confidential" | "restricted";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "effect": "allow",
+                     *       "rule_id": "text",
+                     *       "rationale": "text",
+                     *       "policy_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DryRunResult"];
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "text",
+                     *           "url": "text",
+                     *           "events": [
+                     *             "text"
+                     *           ],
+                     *           "is_active": true,
+                     *           "description": "text",
+                     *           "created_at": "2026-11-26T10:15:30.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Webhook"][];
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: within 24 h the same key with the same method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and does nothing more. The same key with another request is 422 `idempotency_key_reused`; one still being processed is 409 `conflict`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "text",
+                 *       "events": [
+                 *         "approval.requested"
+                 *       ],
+                 *       "description": "text"
+                 *     }
+                 */
+                "application/json": {
+                    url: string;
+                    events: ("approval.requested" | "approval.approved" | "approval.denied" | "approval.expired" | "trace.completed" | "agent.suspended" | "agent.revoked" | "policy.updated" | "audit.event" | "audit.batch")[];
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "url": "text",
+                     *         "events": [
+                     *           "text"
+                     *         ],
+                     *         "secret": "text",
+                     *         "is_active": true,
+                     *         "description": "text",
+                     *         "created_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CreatedWebhook"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description This `Idempotency-Key` was used for another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "message": "This `Idempotency-Key` was used for another request",
+                     *       "status": 422,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "url": "text",
+                     *         "events": [
+                     *           "text"
+                     *         ],
+                     *         "is_active": true,
+                     *         "description": "text",
+                     *         "created_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "text",
+                 *       "events": [
+                 *         "approval.requested"
+                 *       ],
+                 *       "is_active": true,
+                 *       "description": "text"
+                 *     }
+                 */
+                "application/json": {
+                    url?: string;
+                    events?: ("approval.requested" | "approval.approved" | "approval.denied" | "approval.expired" | "trace.completed" | "agent.suspended" | "agent.revoked" | "policy.updated" | "audit.event" | "audit.batch")[];
+                    is_active?: boolean;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "url": "text",
+                     *         "events": [
+                     *           "text"
+                     *         ],
+                     *         "is_active": true,
+                     *         "description": "text",
+                     *         "created_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query: {
+                status?: "pending" | "delivered" | "retrying" | "failed";
+                limit: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "text",
+                     *           "event_type": "text",
+                     *           "status": "pending",
+                     *           "http_status": 1,
+                     *           "attempts": 1,
+                     *           "created_at": "2026-11-26T10:15:30.000Z",
+                     *           "delivered_at": "2026-11-26T10:15:30.000Z",
+                     *           "next_retry_at": "2026-11-26T10:15:30.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"][];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendTestWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivered": true,
+                     *       "http_status": 1,
+                     *       "response_time_ms": 1,
+                     *       "error": "text"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookTestResult"];
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "plan": "starter"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    plan: "starter" | "business";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "text"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HostedPage"];
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The payment provider is not configured on this installation. Codes: `billing_not_configured`. */
+            501: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "billing_not_configured",
+                     *       "message": "The payment provider is not configured on this installation",
+                     *       "status": 501,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "billing_not_configured";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    openBillingPortal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "text"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HostedPage"];
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The payment provider is not configured on this installation. Codes: `billing_not_configured`. */
+            501: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "billing_not_configured",
+                     *       "message": "The payment provider is not configured on this installation",
+                     *       "status": 501,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "billing_not_configured";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "plan": "text",
+                     *         "status": "text",
+                     *         "current_period_end": "2026-11-26T10:15:30.000Z",
+                     *         "cancel_at_period_end": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Subscription"];
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveBillingEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        received: boolean;
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The payment provider is not configured on this installation. Codes: `billing_not_configured`. */
+            501: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "billing_not_configured",
+                     *       "message": "The payment provider is not configured on this installation",
+                     *       "status": 501,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "billing_not_configured";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getChatSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "mode": null,
+                     *         "enabled": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ChatSettings"];
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replaceChatSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "mode": "incoming_webhook",
+                 *       "enabled": true,
+                 *       "webhook_url": "text",
+                 *       "app_id": "T0123ABCD",
+                 *       "app_secret": "8f14e45fceea167a5a36dedd4bea2543",
+                 *       "bot_token": "xoxb-1234-5678-abcdef",
+                 *       "team_id": "T0123ABCD",
+                 *       "channel_id": "T0123ABCD"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    mode: "incoming_webhook" | "bot";
+                    enabled: boolean;
+                    webhook_url?: string;
+                    /** @example T0123ABCD */
+                    app_id?: string;
+                    /** @example 8f14e45fceea167a5a36dedd4bea2543 */
+                    app_secret?: string;
+                    /** @example xoxb-1234-5678-abcdef */
+                    bot_token?: string;
+                    /** @example T0123ABCD */
+                    team_id?: string;
+                    /** @example T0123ABCD */
+                    channel_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "mode": null,
+                     *         "enabled": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ChatSettings"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendTestChatMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "delivered": true,
+                     *         "error": "text"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            delivered: boolean;
+                            error: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveChatCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "email_enabled": true,
+                     *         "reviewer_emails": [
+                     *           "text"
+                     *         ],
+                     *         "unconfirmed_emails": [
+                     *           "text"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["NotificationSettings"];
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replaceNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email_enabled": true,
+                 *       "reviewer_emails": [
+                 *         "ada@example.com"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    email_enabled: boolean;
+                    reviewer_emails: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "email_enabled": true,
+                     *         "reviewer_emails": [
+                     *           "text"
+                     *         ],
+                     *         "unconfirmed_emails": [
+                     *           "text"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["NotificationSettings"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    confirmEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "text"
+                 *     }
+                 */
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    onApprovalRequested: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id. */
+                "X-Webhook-ID": string;
+                /** @description When the attempt was signed (ISO 8601). */
+                "X-Webhook-Timestamp": string;
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body with the endpoint secret. */
+                "X-Webhook-Signature": string;
+                /** @description Standard Webhooks: the delivery id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalRequestedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the delivery; anything else is retried). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApprovalApproved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id. */
+                "X-Webhook-ID": string;
+                /** @description When the attempt was signed (ISO 8601). */
+                "X-Webhook-Timestamp": string;
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body with the endpoint secret. */
+                "X-Webhook-Signature": string;
+                /** @description Standard Webhooks: the delivery id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalApprovedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the delivery; anything else is retried). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApprovalDenied: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id. */
+                "X-Webhook-ID": string;
+                /** @description When the attempt was signed (ISO 8601). */
+                "X-Webhook-Timestamp": string;
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body with the endpoint secret. */
+                "X-Webhook-Signature": string;
+                /** @description Standard Webhooks: the delivery id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalDeniedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the delivery; anything else is retried). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApprovalExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id. */
+                "X-Webhook-ID": string;
+                /** @description When the attempt was signed (ISO 8601). */
+                "X-Webhook-Timestamp": string;
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body with the endpoint secret. */
+                "X-Webhook-Signature": string;
+                /** @description Standard Webhooks: the delivery id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalExpiredWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the delivery; anything else is retried). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTraceCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id. */
+                "X-Webhook-ID": string;
+                /** @description When the attempt was signed (ISO 8601). */
+                "X-Webhook-Timestamp": string;
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body with the endpoint secret. */
+                "X-Webhook-Signature": string;
+                /** @description Standard Webhooks: the delivery id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraceCompletedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the delivery; anything else is retried). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAgentSuspended: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id. */
+                "X-Webhook-ID": string;
+                /** @description When the attempt was signed (ISO 8601). */
+                "X-Webhook-Timestamp": string;
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body with the endpoint secret. */
+                "X-Webhook-Signature": string;
+                /** @description Standard Webhooks: the delivery id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentSuspendedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the delivery; anything else is retried). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAgentRevoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id. */
+                "X-Webhook-ID": string;
+                /** @description When the attempt was signed (ISO 8601). */
+                "X-Webhook-Timestamp": string;
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body with the endpoint secret. */
+                "X-Webhook-Signature": string;
+                /** @description Standard Webhooks: the delivery id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentRevokedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the delivery; anything else is retried). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPolicyUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id. */
+                "X-Webhook-ID": string;
+                /** @description When the attempt was signed (ISO 8601). */
+                "X-Webhook-Timestamp": string;
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body with the endpoint secret. */
+                "X-Webhook-Signature": string;
+                /** @description Standard Webhooks: the delivery id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyUpdatedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the delivery; anything else is retried). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAuditEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id. */
+                "X-Webhook-ID": string;
+                /** @description When the attempt was signed (ISO 8601). */
+                "X-Webhook-Timestamp": string;
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body with the endpoint secret. */
+                "X-Webhook-Signature": string;
+                /** @description Standard Webhooks: the delivery id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuditEventWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the delivery; anything else is retried). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAuditBatch: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id. */
+                "X-Webhook-ID": string;
+                /** @description When the attempt was signed (ISO 8601). */
+                "X-Webhook-Timestamp": string;
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body with the endpoint secret. */
+                "X-Webhook-Signature": string;
+                /** @description Standard Webhooks: the delivery id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuditBatchWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the delivery; anything else is retried). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

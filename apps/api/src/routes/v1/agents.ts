@@ -21,7 +21,10 @@ export const agentRoutes: Routes = async (app, { deps }) => {
 
   app.get(
     '/agents',
-    { config: { access: ACCESS.agentsRead }, schema: { tags, querystring: AgentListQuery, response: { 200: PagedList(Agent) } } },
+    {
+      config: { access: ACCESS.agentsRead },
+      schema: { operationId: 'listAgents', tags, querystring: AgentListQuery, response: { 200: PagedList(Agent) } },
+    },
     async (request) => {
       const { limit, offset, ...filters } = request.query;
       const page = await listAgents(deps, request.principal, filters, { limit, offset });
@@ -31,19 +34,28 @@ export const agentRoutes: Routes = async (app, { deps }) => {
 
   app.post(
     '/agents',
-    { config: { access: ACCESS.agentsWrite }, schema: { tags, body: CreateAgentBody, response: { 201: Data(Agent) } } },
+    {
+      config: { access: ACCESS.agentsWrite },
+      schema: { operationId: 'createAgent', tags, body: CreateAgentBody, response: { 201: Data(Agent) } },
+    },
     async (request, reply) => reply.status(201).send({ data: presentAgent(await createAgent(deps, request.principal, request.body)) }),
   );
 
   app.get(
     '/agents/:id',
-    { config: { access: ACCESS.agentsRead }, schema: { tags, params: IdParams, response: { 200: Data(AgentDetail) } } },
+    {
+      config: { access: ACCESS.agentsRead },
+      schema: { operationId: 'getAgent', tags, params: IdParams, response: { 200: Data(AgentDetail) } },
+    },
     async (request) => ({ data: presentAgentDetail(await getAgentWithStats(deps, request.principal, request.params.id)) }),
   );
 
   app.patch(
     '/agents/:id',
-    { config: { access: ACCESS.agentsWrite }, schema: { tags, params: IdParams, body: UpdateAgentBody, response: { 200: Data(Agent) } } },
+    {
+      config: { access: ACCESS.agentsWrite },
+      schema: { operationId: 'updateAgent', tags, params: IdParams, body: UpdateAgentBody, response: { 200: Data(Agent) } },
+    },
     async (request) => ({ data: presentAgent(await updateAgent(deps, request.principal, request.params.id, request.body)) }),
   );
 
@@ -53,7 +65,7 @@ export const agentRoutes: Routes = async (app, { deps }) => {
       {
         config: { access: ACCESS.agentsLifecycle },
         preValidation: noBody,
-        schema: { tags, params: IdParams, response: { 200: Data(Agent) } },
+        schema: { operationId: `${action}Agent`, tags, params: IdParams, response: { 200: Data(Agent) } },
       },
       async (request) => ({ data: presentAgent(await moveAgent(deps, request.principal, request.params.id, action)) }),
     );

@@ -12,7 +12,7 @@ export const apiKeyRoutes: Routes = async (app, { deps }) => {
 
   app.get(
     '/api-keys',
-    { config, schema: { tags, querystring: Type.Object(PageQuery), response: { 200: PagedList(ApiKey) } } },
+    { config, schema: { operationId: 'listApiKeys', tags, querystring: Type.Object(PageQuery), response: { 200: PagedList(ApiKey) } } },
     async (request) => {
       const page = await listApiKeys(deps, request.principal, request.query);
       return { data: page.items.map(presentApiKey), pagination: { total: page.total, ...request.query } };
@@ -21,19 +21,23 @@ export const apiKeyRoutes: Routes = async (app, { deps }) => {
 
   app.post(
     '/api-keys',
-    { config, schema: { tags, body: CreateApiKeyBody, response: { 201: Data(IssuedApiKey) } } },
+    { config, schema: { operationId: 'createApiKey', tags, body: CreateApiKeyBody, response: { 201: Data(IssuedApiKey) } } },
     async (request, reply) =>
       reply.status(201).send({ data: presentIssuedApiKey(await createApiKey(deps, request.principal, request.body)) }),
   );
 
-  app.delete('/api-keys/:id', { config, schema: { tags, params: IdParams, response: { 204: Type.Null() } } }, async (request, reply) => {
-    await deleteApiKey(deps, request.principal, request.params.id);
-    return reply.status(204).send(null);
-  });
+  app.delete(
+    '/api-keys/:id',
+    { config, schema: { operationId: 'deleteApiKey', tags, params: IdParams, response: { 204: Type.Null() } } },
+    async (request, reply) => {
+      await deleteApiKey(deps, request.principal, request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
 
   app.post(
     '/api-keys/:id/rotate',
-    { config, schema: { tags, params: IdParams, response: { 200: Data(IssuedApiKey) } } },
+    { config, schema: { operationId: 'rotateApiKey', tags, params: IdParams, response: { 200: Data(IssuedApiKey) } } },
     async (request) => ({ data: presentIssuedApiKey(await rotateApiKey(deps, request.principal, request.params.id)) }),
   );
 };

@@ -30,7 +30,10 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
 
   app.get(
     '/approvals',
-    { config: read, schema: { tags, querystring: ApprovalListQuery, response: { 200: PagedList(Approval) } } },
+    {
+      config: read,
+      schema: { operationId: 'listApprovals', tags, querystring: ApprovalListQuery, response: { 200: PagedList(Approval) } },
+    },
     async (request) => {
       const { limit, offset, ...filters } = request.query;
       const page = await listApprovals(deps, request.principal, filters, { limit, offset });
@@ -40,7 +43,7 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
 
   app.get(
     '/approvals/count',
-    { config: read, schema: { tags, querystring: ApprovalCountQuery, response: { 200: ApprovalCount } } },
+    { config: read, schema: { operationId: 'countApprovals', tags, querystring: ApprovalCountQuery, response: { 200: ApprovalCount } } },
     async (request) => ({
       count: await countApprovals(deps, request.principal, request.query.status),
     }),
@@ -48,7 +51,7 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
 
   app.get(
     '/approvals/:id',
-    { config: read, schema: { tags, params: IdParams, response: { 200: Data(ApprovalDetail) } } },
+    { config: read, schema: { operationId: 'getApproval', tags, params: IdParams, response: { 200: Data(ApprovalDetail) } } },
     async (request) => ({
       data: presentApprovalDetail(await getApprovalDetail(deps, request.principal, request.params.id)),
     }),
@@ -56,7 +59,7 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
 
   app.get(
     '/approvals/:id/status',
-    { config: read, schema: { tags, params: IdParams, response: { 200: ApprovalStatusResponse } } },
+    { config: read, schema: { operationId: 'getApprovalStatus', tags, params: IdParams, response: { 200: ApprovalStatusResponse } } },
     async (request) => presentApprovalStatus(await getApproval(deps, request.principal, request.params.id)),
   );
 
@@ -65,7 +68,7 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
       `/approvals/:id/${verdict}`,
       {
         config: { access: ACCESS.approvalsDecide },
-        schema: { tags, params: IdParams, body: DecisionBody, response: { 200: Data(Approval) } },
+        schema: { operationId: `${verdict}Approval`, tags, params: IdParams, body: DecisionBody, response: { 200: Data(Approval) } },
       },
       async (request) => ({
         data: presentApproval(await decideApproval(deps, request.principal, request.params.id, verdict, request.body)),

@@ -14,6 +14,7 @@ export const authRoutes: Routes = async (app, { deps, config }) => {
     {
       config: { access: PUBLIC },
       schema: {
+        operationId: 'signup',
         tags: ['auth'],
         body: SignupBody,
         response: { 201: Data(Type.Object({ tenant: Tenant, user: User, api_key: IssuedApiKey })) },
@@ -30,7 +31,12 @@ export const authRoutes: Routes = async (app, { deps, config }) => {
     '/auth/login',
     {
       config: { access: PUBLIC },
-      schema: { tags: ['auth'], body: LoginBody, response: { 200: Data(Type.Object({ user: User, tenant: Tenant })) } },
+      schema: {
+        operationId: 'login',
+        tags: ['auth'],
+        body: LoginBody,
+        response: { 200: Data(Type.Object({ user: User, tenant: Tenant })) },
+      },
     },
     async (request, reply) => {
       const result = await login(deps, request.body, request.ip);
@@ -41,7 +47,7 @@ export const authRoutes: Routes = async (app, { deps, config }) => {
 
   app.post(
     '/auth/logout',
-    { config: { access: ACCESS.anyCredential }, schema: { tags: ['auth'], response: { 204: Type.Null() } } },
+    { config: { access: ACCESS.anyCredential }, schema: { operationId: 'logout', tags: ['auth'], response: { 204: Type.Null() } } },
     async (request, reply) => {
       await endSession(deps, request.principal);
       clearSessionCookie(reply, secureCookies);
@@ -54,6 +60,7 @@ export const authRoutes: Routes = async (app, { deps, config }) => {
     {
       config: { access: ACCESS.anyCredential },
       schema: {
+        operationId: 'getCurrentIdentity',
         tags: ['auth'],
         response: {
           200: Data(

@@ -11,19 +11,26 @@ export const billingRoutes: Routes = async (app, { deps }) => {
 
   app.post(
     '/billing/checkout',
-    { config: { access: ACCESS.billingManage }, schema: { tags, body: CheckoutBody, response: { 200: HostedPage } } },
+    {
+      config: { access: ACCESS.billingManage },
+      schema: { operationId: 'startCheckout', tags, body: CheckoutBody, response: { 200: HostedPage } },
+    },
     async (request) => startCheckout(deps, request.principal, request.body.plan),
   );
 
   app.post(
     '/billing/portal',
-    { config: { access: ACCESS.billingManage }, preValidation: noBody, schema: { tags, response: { 200: HostedPage } } },
+    {
+      config: { access: ACCESS.billingManage },
+      preValidation: noBody,
+      schema: { operationId: 'openBillingPortal', tags, response: { 200: HostedPage } },
+    },
     async (request) => openPortal(deps, request.principal),
   );
 
   app.get(
     '/billing/status',
-    { config: { access: ACCESS.anyCredential }, schema: { tags, response: { 200: Data(Subscription) } } },
+    { config: { access: ACCESS.anyCredential }, schema: { operationId: 'getSubscription', tags, response: { 200: Data(Subscription) } } },
     async (request) => ({
       data: presentSubscription(await getSubscription(deps, request.principal)),
     }),
@@ -37,7 +44,10 @@ export const billingRoutes: Routes = async (app, { deps }) => {
       '/billing/webhook',
       // The provider calls from its own addresses for every tenant and retries what it is refused;
       // its signature, not a per-address allowance, is what admits it.
-      { config: { access: PUBLIC, rateLimit: false }, schema: { tags, response: { 200: EventAcknowledged } } },
+      {
+        config: { access: PUBLIC, rateLimit: false },
+        schema: { operationId: 'receiveBillingEvent', tags, response: { 200: EventAcknowledged } },
+      },
       async (request) => {
         const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const signature = request.headers['stripe-signature'];

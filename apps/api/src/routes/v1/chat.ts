@@ -23,19 +23,23 @@ export const chatRoutes: Routes = async (app, options) => {
   const tags = ['chat'];
 
   // A tenant that never saved settings reads `{mode: null, enabled: false}`, not 404.
-  app.get('/integrations/chat', { config, schema: { tags, response: { 200: Data(ChatSettings) } } }, async (request) => ({
-    data: presentChatSettings(await getChatSettings(deps, request.principal)),
-  }));
+  app.get(
+    '/integrations/chat',
+    { config, schema: { operationId: 'getChatSettings', tags, response: { 200: Data(ChatSettings) } } },
+    async (request) => ({
+      data: presentChatSettings(await getChatSettings(deps, request.principal)),
+    }),
+  );
 
   app.put(
     '/integrations/chat',
-    { config, schema: { tags, body: ChatSettingsBody, response: { 200: Data(ChatSettings) } } },
+    { config, schema: { operationId: 'replaceChatSettings', tags, body: ChatSettingsBody, response: { 200: Data(ChatSettings) } } },
     async (request) => ({ data: presentChatSettings(await putChatSettings(deps, request.principal, request.body)) }),
   );
 
   app.post(
     '/integrations/chat/test',
-    { config, preValidation: noBody, schema: { tags, response: { 200: Data(ChatTestResult) } } },
+    { config, preValidation: noBody, schema: { operationId: 'sendTestChatMessage', tags, response: { 200: Data(ChatTestResult) } } },
     async (request) => ({ data: presentChatTestResult(await sendTestChatMessage(deps, request.principal)) }),
   );
 
@@ -59,16 +63,20 @@ const callbackRoute: Routes = async (app, { deps }) => {
   // Slack presses arrive from Slack's few addresses for every tenant: an allowance of their
   // own, generous, and apart from the unauthenticated one, bounds what forged ones can cost.
   const callback = { access: PUBLIC, addressLimit: { category: 'chat_callback', perMinute: deps.rateLimits.perMinute.chatCallback } };
-  app.post('/integrations/chat/callback', { config: callback, schema: { tags: ['chat'] } }, async (request, reply) => {
-    const header = (name: string) => {
-      const value = request.headers[name];
-      return typeof value === 'string' ? value : undefined;
-    };
-    await handleChatCallback(deps, {
-      signature: header('x-chat-signature') ?? header('x-slack-signature'),
-      timestamp: header('x-chat-timestamp') ?? header('x-slack-request-timestamp'),
-      body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-    });
-    return reply.status(200).send();
-  });
+  app.post(
+    '/integrations/chat/callback',
+    { config: callback, schema: { operationId: 'receiveChatCallback', tags: ['chat'] } },
+    async (request, reply) => {
+      const header = (name: string) => {
+        const value = request.headers[name];
+        return typeof value === 'string' ? value : undefined;
+      };
+      await handleChatCallback(deps, {
+        signature: header('x-chat-signature') ?? header('x-slack-signature'),
+        timestamp: header('x-chat-timestamp') ?? header('x-slack-request-timestamp'),
+        body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+      });
+      return reply.status(200).send();
+    },
+  );
 };

@@ -12,7 +12,10 @@ import type { Routes } from '../types.js';
 export const emailConfirmationRoutes: Routes = async (app, { deps }) => {
   app.post(
     '/email-confirmations',
-    { config: { access: PUBLIC }, schema: { tags: ['settings'], body: EmailConfirmationBody, response: { 204: Type.Null() } } },
+    {
+      config: { access: PUBLIC },
+      schema: { operationId: 'confirmEmail', tags: ['settings'], body: EmailConfirmationBody, response: { 204: Type.Null() } },
+    },
     async (request, reply) => {
       await confirmEmail(deps, request.body.token);
       return reply.status(204).send(null);

@@ -8,7 +8,7 @@ export const evaluationRoutes: Routes = async (app, { deps }) => {
     '/evaluate',
     {
       config: { access: ACCESS.evaluate, rateCategory: 'evaluate' },
-      schema: { tags: ['evaluate'], body: EvaluateBody, response: { 200: EvaluateResponse } },
+      schema: { operationId: 'evaluate', tags: ['evaluate'], body: EvaluateBody, response: { 200: EvaluateResponse } },
     },
     async (request) => {
       const result = await evaluate(deps, request.principal, request.body);

@@ -36,7 +36,10 @@ export const exportRoutes: Routes = async (app, { deps, config }) => {
   // A fixed path: the router prefers it to `/traces/:traceId` whatever the registration order.
   app.get(
     '/traces/export',
-    { config: { access }, schema: { tags: ['traces'], querystring: TraceExportQuery, produces: ['text/csv'] } },
+    {
+      config: { access },
+      schema: { operationId: 'exportTraces', tags: ['traces'], querystring: TraceExportQuery, produces: ['text/csv'] },
+    },
     async (request, reply) => {
       const { from, to, agent_id } = request.query;
       const range = timeRange({ from, to });
@@ -52,7 +55,10 @@ export const exportRoutes: Routes = async (app, { deps, config }) => {
 
   app.get(
     '/audit/export',
-    { config: { access }, schema: { tags: ['audit'], querystring: AuditExportQuery, produces: ['application/json', 'text/csv'] } },
+    {
+      config: { access },
+      schema: { operationId: 'exportAudit', tags: ['audit'], querystring: AuditExportQuery, produces: ['application/json', 'text/csv'] },
+    },
     async (request, reply) => {
       const { from, to, format } = request.query;
       const range = timeRange({ from, to });

@@ -9,14 +9,26 @@ export const settingsRoutes: Routes = async (app, { deps }) => {
   const config = { access: ACCESS.admin };
   const tags = ['settings'];
 
-  app.get('/settings/notifications', { config, schema: { tags, response: { 200: Data(NotificationSettings) } } }, async (request) => ({
-    data: presentNotificationSettings(await getNotificationSettings(deps, request.principal)),
-  }));
+  app.get(
+    '/settings/notifications',
+    { config, schema: { operationId: 'getNotificationSettings', tags, response: { 200: Data(NotificationSettings) } } },
+    async (request) => ({
+      data: presentNotificationSettings(await getNotificationSettings(deps, request.principal)),
+    }),
+  );
 
   // Replaces both fields; a tenant that never saved reads e-mail off and no reviewers.
   app.put(
     '/settings/notifications',
-    { config, schema: { tags, body: NotificationSettingsBody, response: { 200: Data(NotificationSettings) } } },
+    {
+      config,
+      schema: {
+        operationId: 'replaceNotificationSettings',
+        tags,
+        body: NotificationSettingsBody,
+        response: { 200: Data(NotificationSettings) },
+      },
+    },
     async (request) => ({
       data: presentNotificationSettings(await saveNotificationSettings(deps, request.principal, request.body)),
     }),

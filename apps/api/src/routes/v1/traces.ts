@@ -20,7 +20,7 @@ export const traceRoutes: Routes = async (app, { deps }) => {
 
   app.get(
     '/traces',
-    { config: read, schema: { tags, querystring: TraceListQuery, response: { 200: PagedList(TraceListItem) } } },
+    { config: read, schema: { operationId: 'listTraces', tags, querystring: TraceListQuery, response: { 200: PagedList(TraceListItem) } } },
     async (request) => {
       const { limit, offset, from, to, ...filters } = request.query;
       const page = await listTraces(deps, request.principal, { ...filters, ...timeRange({ from, to }) }, { limit, offset });
@@ -28,15 +28,17 @@ export const traceRoutes: Routes = async (app, { deps }) => {
     },
   );
 
-  app.get('/traces/:traceId', { config: read, schema: { tags, params: TraceIdParams, response: { 200: TraceDetail } } }, async (request) =>
-    presentTraceDetail(await getTrace(deps, request.principal, request.params.traceId)),
+  app.get(
+    '/traces/:traceId',
+    { config: read, schema: { operationId: 'getTrace', tags, params: TraceIdParams, response: { 200: TraceDetail } } },
+    async (request) => presentTraceDetail(await getTrace(deps, request.principal, request.params.traceId)),
   );
 
   app.post(
     '/traces/:traceId/outcome',
     {
       config: { access: ACCESS.tracesOutcome },
-      schema: { tags, params: TraceIdParams, body: OutcomeBody, response: { 204: { type: 'null' } } },
+      schema: { operationId: 'recordOutcome', tags, params: TraceIdParams, body: OutcomeBody, response: { 204: { type: 'null' } } },
     },
     async (request, reply) => {
       await recordOutcome(deps, request.principal, request.params.traceId, request.body);
@@ -46,13 +48,16 @@ export const traceRoutes: Routes = async (app, { deps }) => {
 
   app.get(
     '/traces/:traceId/verify',
-    { config: read, schema: { tags, params: TraceIdParams, response: { 200: Verification } } },
+    { config: read, schema: { operationId: 'verifyTrace', tags, params: TraceIdParams, response: { 200: Verification } } },
     async (request) => presentVerification(await verifyTrace(deps, request.principal, request.params.traceId)),
   );
 
   app.get(
     '/traces/:traceId/export',
-    { config: { access: ACCESS.traceExport }, schema: { tags, params: TraceIdParams, response: { 200: TraceExport } } },
+    {
+      config: { access: ACCESS.traceExport },
+      schema: { operationId: 'exportTrace', tags, params: TraceIdParams, response: { 200: TraceExport } },
+    },
     async (request, reply) => {
       const { trace, events, approvals } = await getTrace(deps, request.principal, request.params.traceId);
       reply.header('content-disposition', `attachment; filename="trace-${trace.id}.json"`);
