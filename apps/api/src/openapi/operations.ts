@@ -67,6 +67,7 @@ export const OPERATIONS: Record<string, OperationText> = {
     summary: 'Evaluate an action',
     description:
       "Decides whether an agent may perform an action: `allow`, `deny`, or `approval_required` (an approval request is opened and its id returned). Every call records a trace with a hash-chained audit trail. Counted against the tenant's `evaluate` rate limit.",
+    errors: ['not_found'],
     idempotent: true,
   },
 
@@ -155,6 +156,7 @@ export const OPERATIONS: Record<string, OperationText> = {
   createPolicyRule: {
     summary: 'Create a policy rule',
     description: "Adds a rule to an agent's policy, at version 1. `conditions` is a JSON Logic expression over the evaluated action.",
+    errors: ['not_found'],
     idempotent: true,
   },
   getPolicyRule: { summary: 'Get a policy rule', description: 'A policy rule at its current version.' },
@@ -167,6 +169,7 @@ export const OPERATIONS: Record<string, OperationText> = {
   testPolicyRules: {
     summary: 'Dry-run the policy',
     description: "Says what the tenant's active rules would decide for an action, without recording anything.",
+    errors: ['not_found'],
   },
 
   createWebhook: {
