@@ -91,11 +91,14 @@ describe('the contract checker', () => {
     ]);
   });
 
-  it('falls back to `default` where the document has one', () => {
-    const error = { error: 'forbidden', message: 'No', status: 403, request_id: 'r' };
-    expect(checker.check(exchange({ url: '/api/v1/legacy', status: 403, json: error }))).toEqual([]);
-    expect(checker.check(exchange({ url: '/api/v1/legacy', status: 403, json: { error: 'forbidden' } }))).toEqual([
-      "GET /api/v1/legacy → 403: body: / must have required property 'message'; / must have required property 'status'; / must have required property 'request_id'",
+  it('lets `default` stand for a fault only, never for an answer below 500', () => {
+    const error = (status: number) => ({ error: 'x', message: 'No', status, request_id: 'r' });
+    expect(checker.check(exchange({ url: '/api/v1/legacy', status: 500, json: error(500) }))).toEqual([]);
+    expect(checker.check(exchange({ url: '/api/v1/legacy', status: 403, json: error(403) }))).toEqual([
+      'GET /api/v1/legacy → 403: status 403 is not declared for GET /api/v1/legacy (declared: 200, default)',
+    ]);
+    expect(checker.check(exchange({ url: '/api/v1/legacy', status: 503, json: { error: 'service_unavailable' } }))).toEqual([
+      "GET /api/v1/legacy → 503: body: / must have required property 'message'; / must have required property 'status'; / must have required property 'request_id'",
     ]);
   });
 
