@@ -11,6 +11,7 @@ import type { Database, Tx } from '@agov/db';
 import { createLogger, createRuntime, type Runtime } from '@agov/runtime';
 import { buildApp } from '../src/app.js';
 import { TEST_ENV } from '../../../test/processes.js';
+import { checkInjectedResponses } from './contract/violations.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -76,6 +77,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const runtime = await createRuntime(config, { logger, ...(options.clock ? { clock: options.clock } : {}) });
   const app = await buildApp(runtime, logger);
   await app.ready();
+  checkInjectedResponses(app);
   if (options.jobs) await runtime.startJobs('api');
   return {
     app,

@@ -114,7 +114,7 @@ describe('each operation', () => {
     expect(evaluate.description).toMatch(/Who may call: an API key with the `evaluate` scope \(or `admin`\)\.$/);
     expect(evaluate.security).toEqual([{ apiKey: [] }]);
     expect(evaluate['x-required-scope']).toBe('evaluate');
-    expect(Object.keys(evaluate.responses)).toEqual(['200', '400', '401', '403', '409', '413', '422', '429', '503', 'default']);
+    expect(Object.keys(evaluate.responses)).toEqual(['200', '400', '401', '403', '404', '409', '413', '422', '429', '503', 'default']);
     const codes = (status: string) => evaluate.responses[status].content['application/json'].schema.allOf[1].properties.error.enum;
     expect(codes('409')).toEqual(['conflict']);
     expect(codes('422')).toEqual(['idempotency_key_reused']);

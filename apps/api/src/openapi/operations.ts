@@ -58,6 +58,7 @@ export const OPERATIONS: Record<string, OperationText> = {
     summary: 'Evaluate an action',
     description:
       "Decides whether an agent may perform an action: `allow`, `deny`, or `approval_required` (an approval request is opened and its id returned). Every call records a trace with a hash-chained audit trail. Counted against the tenant's `evaluate` rate limit.",
+    errors: ['not_found'],
   },
 
   listTraces: { summary: 'List traces', description: 'Traces newest first, filtered by agent, outcome and time range.' },
@@ -142,6 +143,7 @@ export const OPERATIONS: Record<string, OperationText> = {
   createPolicyRule: {
     summary: 'Create a policy rule',
     description: "Adds a rule to an agent's policy, at version 1. `conditions` is a JSON Logic expression over the evaluated action.",
+    errors: ['not_found'],
   },
   getPolicyRule: { summary: 'Get a policy rule', description: 'A policy rule at its current version.' },
   updatePolicyRule: { summary: 'Update a policy rule', description: 'Changes a rule; each change is a new version, kept in its history.' },
@@ -153,6 +155,7 @@ export const OPERATIONS: Record<string, OperationText> = {
   testPolicyRules: {
     summary: 'Dry-run the policy',
     description: "Says what the tenant's active rules would decide for an action, without recording anything.",
+    errors: ['not_found'],
   },
 
   createWebhook: {

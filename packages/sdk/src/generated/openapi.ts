@@ -4569,6 +4569,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
             /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
             409: {
                 headers: {
@@ -9630,6 +9651,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
             /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
             409: {
                 headers: {
@@ -10755,6 +10797,27 @@ export interface operations {
                             required_role: string | null;
                             role: string | null;
                         };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
                     };
                 };
             };
