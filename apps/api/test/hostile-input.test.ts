@@ -150,14 +150,14 @@ describe('free-form JSON nested far too deep', () => {
   const deep = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
 
   it.each([
-    // An array is not an object either, and says so first.
+    // An array is not an object either, and says so too.
     ['an array', (levels: number) => deep(levels), [['context', 'must be object']]],
     ['an object', (levels: number) => `{"a":${deep(levels)}}`, []],
-  ] as const)('in evaluate context (%s, 300 000 levels) is a validation error naming it', async (_label, context, before) => {
+  ] as const)('in evaluate context (%s, 300 000 levels) is a validation error naming it', async (_label, context, after) => {
     const body = JSON.stringify(action(agentId)).replace(/}$/, `,"context":${context(300_000)}}`);
     expect(Buffer.byteLength(body)).toBeLessThan(1024 * 1024);
     const response = await postRaw('/api/v1/evaluate', body, tenant.runtimeKey);
-    expectInvalidBody(response, [...before, ['context', 'must be at most 32 levels deep']]);
+    expectInvalidBody(response, [['context', 'must be at most 32 levels deep'], ...after]);
   });
 
   it('stops at the limit: 32 levels pass, 33 do not', async () => {

@@ -6,6 +6,7 @@ import { outbox, webhookDeliveries } from '@agov/db';
 import { FAST_DISPATCH_ENV, FAST_RETRY_DELAYS_MS } from '../../../test/processes.js';
 import { eventually, startReceiver, type Receiver } from '../../../test/receiver.js';
 import { client } from './client.js';
+import { checkerFor } from './contract/checker.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
 import { DISPATCH_DATABASES, signupTenant, type Tenant, useTestApp } from './harness.js';
 import { evaluation } from './scenarios.js';
@@ -32,7 +33,14 @@ describe.each(Object.entries(DISPATCH_DATABASES))('dispatch on %s', (_name, data
   const api = client(t);
 
   const receivers: Receiver[] = [];
-  afterAll(() => Promise.all(receivers.map((r) => r.close())));
+  afterAll(async () => {
+    await Promise.all(receivers.map((r) => r.close()));
+    // Every webhook these tests received is as the contract's `webhooks` describe it.
+    const checker = checkerFor(t.app.swagger());
+    const deliveries = receivers.flatMap((r) => r.received).filter((received) => received.headers['x-webhook-signature'] !== undefined);
+    expect(deliveries.length).toBeGreaterThan(0);
+    expect(deliveries.flatMap((delivery) => checker.checkDelivery(delivery))).toEqual([]);
+  });
   async function receiver(...answers: Parameters<typeof startReceiver>) {
     const started = await startReceiver(...answers);
     receivers.push(started);

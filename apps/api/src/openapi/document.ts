@@ -118,8 +118,9 @@ const admitsEveryone = (access: Access) => access.scope === 'any' && access.role
 function errorCodes(method: string, path: string, operation: Operation, facts: RouteFacts): Set<ErrorCode> {
   const text = OPERATIONS[operation.operationId ?? ''];
   const codes = new Set<ErrorCode>(text?.errors ?? []);
-  const takesInput = method !== 'get' || (operation.parameters ?? []).length > 0;
-  if (takesInput) codes.add('validation_error');
+  // Every query string is read, a route's own parameters or not: one the service cannot take
+  // (a control character in a name, say) is a validation error on any operation.
+  codes.add('validation_error');
   if (facts.access !== PUBLIC) {
     codes.add('unauthorized');
     // A session's change needs the CSRF header even where every credential is admitted.

@@ -229,5 +229,6 @@ export const OPERATIONS: Record<string, OperationText> = {
   confirmEmail: {
     summary: "Confirm a reviewer's e-mail address",
     description: 'Confirms an address with the token of the link mailed to it. The token is the credential.',
+    errors: ['not_found'],
   },
 };

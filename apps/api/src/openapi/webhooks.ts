@@ -1,13 +1,15 @@
 import { AUDIT_EXPORT_COLUMNS, WEBHOOK_EVENTS } from '@agov/domain';
 
-type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+/** The events subscribers receive, and the envelope the test action sends one endpoint on request. */
+const DOCUMENTED_EVENTS = [...WEBHOOK_EVENTS, 'test'] as const;
+type DocumentedEvent = (typeof DOCUMENTED_EVENTS)[number];
 
 type Json = Record<string, unknown>;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const object = (properties: Record<string, Json>) => ({ type: 'object', required: Object.keys(properties), properties });
 
 /** Each event's `data`, as the domain's effects build it (evaluate, decisions, lifecycle, rule store, outcome, audit fan-out and batch). */
-const DATA: Record<WebhookEvent, { summary: string; data: Json }> = {
+const DATA: Record<DocumentedEvent, { summary: string; data: Json }> = {
   'approval.requested': { summary: 'An evaluation needs a person to approve it.', data: object({ approval: ref('Approval') }) },
   'approval.approved': { summary: 'An approval request was approved.', data: object({ approval: ref('Approval') }) },
   'approval.denied': { summary: 'An approval request was denied.', data: object({ approval: ref('Approval') }) },
@@ -48,13 +50,18 @@ const DATA: Record<WebhookEvent, { summary: string; data: Json }> = {
       event_count: { type: 'integer' },
     }),
   },
+  test: {
+    summary:
+      'Sent to one endpoint, active or not, when an admin asks (`sendTestWebhook`); no delivery is recorded and it is never retried.',
+    data: object({ message: { type: 'string' } }),
+  },
 };
 
 const name = (event: string) => `${event.replace(/(^|[._])(\w)/g, (_m, _s, c: string) => c.toUpperCase())}Webhook`;
 
 /** The envelope of one event, named `<Event>Webhook` (e.g. `ApprovalRequestedWebhook`). */
 export const WEBHOOK_SCHEMAS: Record<string, Json> = Object.fromEntries(
-  WEBHOOK_EVENTS.map((event) => [
+  DOCUMENTED_EVENTS.map((event) => [
     name(event),
     {
       type: 'object',
@@ -89,13 +96,13 @@ const DELIVERY_HEADERS = {
 
 /** What the service POSTs to subscribed endpoints, one entry per event; a 2xx answer ends the delivery, anything else is retried. */
 export const WEBHOOKS = Object.fromEntries(
-  WEBHOOK_EVENTS.map((event) => [
+  DOCUMENTED_EVENTS.map((event) => [
     event,
     {
       post: {
         operationId: `on${name(event).replace(/Webhook$/, '')}`,
         summary: event,
-        description: `${DATA[event].summary} Sent to each active endpoint subscribed to \`${event}\`, signed both ways (see the headers).`,
+        description: `${DATA[event].summary}${event === 'test' ? '' : ` Sent to each active endpoint subscribed to \`${event}\`.`} Signed both ways (see the headers).`,
         tags: ['webhooks'],
         parameters: Object.entries(DELIVERY_HEADERS).map(([header, spec]) => ({ name: header, in: 'header', ...spec })),
         requestBody: { required: true, content: { 'application/json': { schema: ref(name(event)) } } },

@@ -31,6 +31,25 @@ const DOCUMENT = {
       get: { responses: { 200: { description: 'OK' }, default: { $ref: '#/components/responses/Error' } } },
     },
   },
+  webhooks: {
+    'thing.made': {
+      post: {
+        parameters: [{ name: 'X-Webhook-Signature', in: 'header', required: true, schema: { type: 'string' } }],
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['event', 'data'],
+                properties: { event: { const: 'thing.made' }, data: { $ref: '#/components/schemas/ThingBody' } },
+              },
+            },
+          },
+        },
+        responses: { 200: { description: 'Received' } },
+      },
+    },
+  },
   components: {
     headers: { Remaining: { required: false, schema: { type: 'integer', minimum: 0 } } },
     schemas: {
@@ -147,5 +166,18 @@ describe('the contract checker', () => {
     for (const url of ['/openapi.json', '/docs', '/docs/static/index.css', '/', '/assets/app.js', '/agents/1']) {
       expect(checker.check(exchange({ url, headers: { 'content-type': 'text/html' }, body: '<html>' }))).toEqual([]);
     }
+  });
+
+  it('checks a delivered webhook: a documented event, the required headers, the body', () => {
+    const signed = { 'x-webhook-signature': 'sha256=ab' };
+    const made = (data: unknown) => JSON.stringify({ event: 'thing.made', data });
+    expect(checker.checkDelivery({ headers: signed, body: made({ data: THING }) })).toEqual([]);
+    expect(checker.checkDelivery({ headers: {}, body: made({ data: { ...THING, colour: 'red' } }) })).toEqual([
+      'webhook thing.made: header X-Webhook-Signature is missing',
+      'webhook thing.made: body: /data/data must NOT have additional properties (colour)',
+    ]);
+    expect(checker.checkDelivery({ headers: signed, body: JSON.stringify({ event: 'thing.lost', data: {} }) })).toEqual([
+      'webhook thing.lost: no such webhook in the document',
+    ]);
   });
 });

@@ -165,6 +165,27 @@ export class ContractChecker {
     return this.checkResponse(operation, exchange, method).map((problem) => `${prefix}: ${problem}`);
   }
 
+  /**
+   * What is wrong with a webhook the service delivered, one line each: its event is one of the
+   * document's `webhooks`, the headers declared required are there, and its body is valid.
+   */
+  checkDelivery(delivery: { headers: Exchange['headers']; body: string }): string[] {
+    const event = parsed(delivery.body)?.event;
+    const webhooks = (this.document.webhooks ?? {}) as Json;
+    if (typeof event !== 'string' || !(event in webhooks)) return [`webhook ${String(event)}: no such webhook in the document`];
+    const pointer = `#/webhooks/${escapePointer(event)}/post`;
+    const post = this.resolve(pointer).value;
+    const problems: string[] = [];
+    for (const parameter of (post.parameters ?? []) as Json[]) {
+      if (parameter.in === 'header' && parameter.required === true && headerValue(delivery.headers, String(parameter.name)) === undefined) {
+        problems.push(`header ${String(parameter.name)} is missing`);
+      }
+    }
+    const validate = this.validator(this.bodies, `${pointer}/requestBody/content/application~1json/schema`);
+    if (!validate(JSON.parse(delivery.body))) problems.push(`body: ${describeErrors(validate.errors, 'place')}`);
+    return problems.map((problem) => `webhook ${event}: ${problem}`);
+  }
+
   /** A path or method the document does not have must get the not-found error, as an unknown route does. */
   private checkUnrouted(exchange: Exchange, prefix: string): string[] {
     const notFound =

@@ -1,8 +1,6 @@
 import { parseArgs } from 'node:util';
 import { EXIT, parse, type Command } from '../command.js';
-import { verifyAuditFile } from '../verification/audit.js';
-import { readExport, UnreadableExport, type TraceFile } from '../verification/exports.js';
-import { verifyTraceFile } from '../verification/trace.js';
+import { isAuditExport, readExport, UnreadableExport, verifyAuditFile, verifyTraceFile } from '../verification/exports.js';
 
 export const verify: Command = {
   name: 'verify',
@@ -44,11 +42,11 @@ Exit status:
     try {
       const file = readExport(positionals[0]!);
       const traces = (values.trace ?? []).map(readTraceExport);
-      if (file.kind === 'trace' && traces.length > 0) {
+      if (!isAuditExport(file) && traces.length > 0) {
         err('agov verify: --trace applies to an audit export, and this file is a trace export');
         return EXIT.usage;
       }
-      const verdict = file.kind === 'trace' ? await verifyTraceFile(file) : await verifyAuditFile(file, traces);
+      const verdict = isAuditExport(file) ? await verifyAuditFile(file, traces) : await verifyTraceFile(file);
       out(verdict.report);
       return verdict.valid ? EXIT.ok : EXIT.failed;
     } catch (error) {
@@ -59,8 +57,8 @@ Exit status:
   },
 };
 
-function readTraceExport(path: string): TraceFile {
+function readTraceExport(path: string): unknown {
   const file = readExport(path);
-  if (file.kind !== 'trace') throw new UnreadableExport(`${path} is not a trace export`);
+  if (isAuditExport(file)) throw new UnreadableExport(`${path} is not a trace export`);
   return file;
 }

@@ -1104,7 +1104,7 @@ export interface webhooks {
         put?: never;
         /**
          * approval.requested
-         * @description An evaluation needs a person to approve it. Sent to each active endpoint subscribed to `approval.requested`, signed both ways (see the headers).
+         * @description An evaluation needs a person to approve it. Sent to each active endpoint subscribed to `approval.requested`. Signed both ways (see the headers).
          */
         post: operations["onApprovalRequested"];
         delete?: never;
@@ -1124,7 +1124,7 @@ export interface webhooks {
         put?: never;
         /**
          * approval.approved
-         * @description An approval request was approved. Sent to each active endpoint subscribed to `approval.approved`, signed both ways (see the headers).
+         * @description An approval request was approved. Sent to each active endpoint subscribed to `approval.approved`. Signed both ways (see the headers).
          */
         post: operations["onApprovalApproved"];
         delete?: never;
@@ -1144,7 +1144,7 @@ export interface webhooks {
         put?: never;
         /**
          * approval.denied
-         * @description An approval request was denied. Sent to each active endpoint subscribed to `approval.denied`, signed both ways (see the headers).
+         * @description An approval request was denied. Sent to each active endpoint subscribed to `approval.denied`. Signed both ways (see the headers).
          */
         post: operations["onApprovalDenied"];
         delete?: never;
@@ -1164,7 +1164,7 @@ export interface webhooks {
         put?: never;
         /**
          * approval.expired
-         * @description An approval request expired undecided. Sent to each active endpoint subscribed to `approval.expired`, signed both ways (see the headers).
+         * @description An approval request expired undecided. Sent to each active endpoint subscribed to `approval.expired`. Signed both ways (see the headers).
          */
         post: operations["onApprovalExpired"];
         delete?: never;
@@ -1184,7 +1184,7 @@ export interface webhooks {
         put?: never;
         /**
          * trace.completed
-         * @description An outcome was recorded: the trace is complete. Sent to each active endpoint subscribed to `trace.completed`, signed both ways (see the headers).
+         * @description An outcome was recorded: the trace is complete. Sent to each active endpoint subscribed to `trace.completed`. Signed both ways (see the headers).
          */
         post: operations["onTraceCompleted"];
         delete?: never;
@@ -1204,7 +1204,7 @@ export interface webhooks {
         put?: never;
         /**
          * agent.suspended
-         * @description An agent was suspended. Sent to each active endpoint subscribed to `agent.suspended`, signed both ways (see the headers).
+         * @description An agent was suspended. Sent to each active endpoint subscribed to `agent.suspended`. Signed both ways (see the headers).
          */
         post: operations["onAgentSuspended"];
         delete?: never;
@@ -1224,7 +1224,7 @@ export interface webhooks {
         put?: never;
         /**
          * agent.revoked
-         * @description An agent was revoked. Sent to each active endpoint subscribed to `agent.revoked`, signed both ways (see the headers).
+         * @description An agent was revoked. Sent to each active endpoint subscribed to `agent.revoked`. Signed both ways (see the headers).
          */
         post: operations["onAgentRevoked"];
         delete?: never;
@@ -1244,7 +1244,7 @@ export interface webhooks {
         put?: never;
         /**
          * policy.updated
-         * @description A policy rule was created, changed or deactivated. Sent to each active endpoint subscribed to `policy.updated`, signed both ways (see the headers).
+         * @description A policy rule was created, changed or deactivated. Sent to each active endpoint subscribed to `policy.updated`. Signed both ways (see the headers).
          */
         post: operations["onPolicyUpdated"];
         delete?: never;
@@ -1264,7 +1264,7 @@ export interface webhooks {
         put?: never;
         /**
          * audit.event
-         * @description An audit event was recorded: one webhook per event, as a row of the audit export. Sent to each active endpoint subscribed to `audit.event`, signed both ways (see the headers).
+         * @description An audit event was recorded: one webhook per event, as a row of the audit export. Sent to each active endpoint subscribed to `audit.event`. Signed both ways (see the headers).
          */
         post: operations["onAuditEvent"];
         delete?: never;
@@ -1284,9 +1284,29 @@ export interface webhooks {
         put?: never;
         /**
          * audit.batch
-         * @description Audit events were recorded since the last batch: how many, between which instants. Sent to each active endpoint subscribed to `audit.batch`, signed both ways (see the headers).
+         * @description Audit events were recorded since the last batch: how many, between which instants. Sent to each active endpoint subscribed to `audit.batch`. Signed both ways (see the headers).
          */
         post: operations["onAuditBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * test
+         * @description Sent to one endpoint, active or not, when an admin asks (`sendTestWebhook`); no delivery is recorded and it is never retried. Signed both ways (see the headers).
+         */
+        post: operations["onTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1786,6 +1806,22 @@ export interface components {
             id: string;
             name: string;
         };
+        TestWebhook: {
+            /**
+             * Format: uuid
+             * @description The delivery id, also in `X-Webhook-ID` and `webhook-id`.
+             */
+            id: string;
+            /** @enum {string} */
+            event: "test";
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: uuid */
+            tenant_id: string;
+            data: {
+                message: string;
+            };
+        };
         Trace: {
             id: string;
             agent_id: string;
@@ -1994,6 +2030,27 @@ export interface operations {
                         /** @enum {string} */
                         status: "degraded";
                         degraded: ("database" | "rate_limit_counters")[];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
                     };
                 };
             };
@@ -2619,6 +2676,27 @@ export interface operations {
                                 scopes: string[];
                             } | null;
                         };
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
                     };
                 };
             };
@@ -10941,6 +11019,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
             /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -12796,6 +12895,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
             /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -13028,6 +13148,27 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["ChatSettings"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
                     };
                 };
             };
@@ -13744,6 +13885,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
             /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
             401: {
                 headers: {
@@ -14103,6 +14265,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
                     };
                 };
             };
@@ -14524,6 +14707,41 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AuditBatchWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the delivery; anything else is retried). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id. */
+                "X-Webhook-ID": string;
+                /** @description When the attempt was signed (ISO 8601). */
+                "X-Webhook-Timestamp": string;
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body with the endpoint secret. */
+                "X-Webhook-Signature": string;
+                /** @description Standard Webhooks: the delivery id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestWebhook"];
             };
         };
         responses: {
