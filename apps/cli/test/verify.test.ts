@@ -126,7 +126,7 @@ describe('agov verify: a trace', () => {
 
 describe('agov verify: an audit export', () => {
   const withTraces = () => ['--trace', write('approved.json', approved), '--trace', write('denied.json', denied)];
-  const invalid = (eventId: string, problem: string) => ({
+  const invalid = (eventId: AuditEvent['event_id'], problem: string) => ({
     status: 1,
     stdout: `INVALID: audit export, event ${eventId}: ${problem}\n`,
     stderr: '',
