@@ -1,56 +1,15 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useEmbeddedService } from '../../../test/embedded-service.js';
 import { agentBody, policyBody } from '../../../apps/api/test/fixtures.js';
 import { createClient, verifyTraceExport } from '../src/index.js';
 import { writeToRepo } from './service.js';
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
-
 /** The built service as `npm start` runs it with no DATABASE_URL: embedded PostgreSQL. */
 describe('guard() against the service in embedded mode', () => {
-  let child: ChildProcess;
-  let baseUrl: string;
-  let dataDir: string;
-  let output = '';
-
-  beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'agov-sdk-embedded-'));
-    child = spawn(process.execPath, ['apps/api/dist/main.js'], {
-      cwd: root,
-      env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    baseUrl = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 60_000);
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', onData);
-      child.once('exit', (code) => reject(new Error(`service exited with ${code}:\n${output}`)));
-    });
-  });
-
-  afterAll(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const service = useEmbeddedService();
 
   it('allows, and waits for an approval, records outcomes that verify', async () => {
-    const signup = await fetch(`${baseUrl}/api/v1/auth/signup`, {
+    const signup = await fetch(`${service.baseUrl}/api/v1/auth/signup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ organization_name: 'Embedded', name: 'Em', email: 'em@example.test', password: 'a long enough password' }),
@@ -58,14 +17,14 @@ describe('guard() against the service in embedded mode', () => {
     expect(signup.status).toBe(201);
     const runtimeKey = ((await signup.json()) as { data: { api_key: { key: string } } }).data.api_key.key;
     const cookie = /agov_session=[^;]+/.exec(signup.headers.get('set-cookie')!)![0];
-    const issued = await fetch(`${baseUrl}/api/v1/api-keys`, {
+    const issued = await fetch(`${service.baseUrl}/api/v1/api-keys`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', cookie, 'x-requested-with': 'XMLHttpRequest' },
       body: JSON.stringify({ name: 'admin', scopes: ['admin'] }),
     });
     expect(issued.status).toBe(201);
-    const admin = createClient({ baseUrl, apiKey: ((await issued.json()) as { data: { key: string } }).data.key });
-    const runtime = createClient({ baseUrl, apiKey: runtimeKey });
+    const admin = createClient({ baseUrl: service.baseUrl, apiKey: ((await issued.json()) as { data: { key: string } }).data.key });
+    const runtime = createClient({ baseUrl: service.baseUrl, apiKey: runtimeKey });
 
     const agent = await admin.createAgent(agentBody() as never);
     await admin.createPolicyRule(policyBody(agent.id, { resource_scope: 'repo/*', policy_effect: 'allow' }) as never);
@@ -84,6 +43,6 @@ describe('guard() against the service in embedded mode', () => {
     const file = await admin.exportTrace(traceId);
     expect(file.trace.final_outcome).toBe('completed_with_approval');
     expect(await verifyTraceExport(file)).toMatchObject({ valid: true, eventCount: 10 });
-    expect(output).toContain('"database":"pglite"');
+    expect(service.output).toContain('"database":"pglite"');
   });
 });
