@@ -96,7 +96,8 @@ export class ContractChecker {
           });
         }
         const source = template.split(/\{[^}]+\}/).map((literal) => literal.replace(/[.*+?^$()|[\]\\]/g, '\\$&'));
-        return { template, pattern: new RegExp(`^${source.join('[^/]+')}$`), parameters: source.length - 1, operations, index };
+        // The router gives a parameter an empty segment too (`/traces//outcome`), and the route then answers.
+        return { template, pattern: new RegExp(`^${source.join('[^/]*')}$`), parameters: source.length - 1, operations, index };
       })
       .sort((a, b) => a.parameters - b.parameters || a.index - b.index);
     this.bodies = this.ajv({});
@@ -160,7 +161,8 @@ export class ContractChecker {
     const path = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath;
     if (NOT_OPERATIONS.some((skipped) => skipped.path.test(path))) return [];
     const prefix = `${method} ${exchange.url} → ${exchange.status}`;
-    const operation = this.operationFor(method, path);
+    // A trailing slash is ignored, unless it ends an empty parameter (`/users/` as `/users/{id}`).
+    const operation = this.operationFor(method, path) ?? this.operationFor(method, rawPath);
     if (!operation) return this.checkUnrouted(exchange, prefix);
     return this.checkResponse(operation, exchange, method).map((problem) => `${prefix}: ${problem}`);
   }
