@@ -1,38 +1,15 @@
 import canonicalizeModule from 'canonicalize';
+import type { Schema } from './schemas.js';
 
 // canonicalize is CommonJS (`module.exports = serialize`) while its typings declare an ES
 // default export; every runtime hands an ES import the function itself.
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
 
 /** An audit event as the trace detail and the trace export show it. */
-export interface TraceEvent {
-  id: string;
-  event_type: string;
-  actor_type: string;
-  actor_name: string;
-  description: string;
-  status: string;
-  timestamp: string;
-  policy_version: number | null;
-  approval_request_id: string | null;
-  metadata: Record<string, unknown> | null;
-  integrity_hash: string | null;
-}
+export type TraceEvent = Schema<'TraceEvent'>;
 
-/** A row of `GET /api/v1/audit/export` (JSON). */
-export interface AuditExportRow {
-  event_id: string;
-  trace_id: string;
-  agent_id: string;
-  event_type: string;
-  actor_type: string;
-  actor_name: string;
-  description: string;
-  status: string;
-  timestamp: string;
-  policy_version: number | null;
-  integrity_hash: string | null;
-}
+/** A row of `GET /api/v1/audit/export` (JSON), also the data of an `audit.event` webhook. */
+export type AuditExportRow = Schema<'AuditEvent'>;
 
 /** A file that is not what the verifier reads: not a broken chain, but nothing to check. */
 export class InvalidExportError extends Error {

@@ -248,11 +248,7 @@ const DOWNLOADS: Record<string, { headers: (keyof typeof HEADERS)[]; content?: R
       'application/json': {
         schema: {
           type: 'array',
-          items: {
-            type: 'object',
-            required: [...AUDIT_EXPORT_COLUMNS],
-            properties: Object.fromEntries(AUDIT_EXPORT_COLUMNS.map((c) => [c, {}])),
-          },
+          items: { $ref: '#/components/schemas/AuditEvent' },
         },
         example: [],
       },

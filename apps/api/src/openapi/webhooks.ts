@@ -34,13 +34,7 @@ const DATA: Record<DocumentedEvent, { summary: string; data: Json }> = {
   },
   'audit.event': {
     summary: 'An audit event was recorded: one webhook per event, as a row of the audit export.',
-    data: object({
-      event: {
-        type: 'object',
-        required: [...AUDIT_EXPORT_COLUMNS],
-        properties: Object.fromEntries(AUDIT_EXPORT_COLUMNS.map((column) => [column, {}])),
-      },
-    }),
+    data: object({ event: ref('AuditEvent') }),
   },
   'audit.batch': {
     summary: 'Audit events were recorded since the last batch: how many, between which instants.',
@@ -55,6 +49,28 @@ const DATA: Record<DocumentedEvent, { summary: string; data: Json }> = {
       'Sent to one endpoint, active or not, when an admin asks (`sendTestWebhook`); no delivery is recorded and it is never retried.',
     data: object({ message: { type: 'string' } }),
   },
+};
+
+const text = { type: 'string' };
+const uuid = { type: 'string', format: 'uuid' };
+
+/** A row of the audit export, and the data of an `audit.event` webhook: named `AuditEvent`. */
+export const AUDIT_EVENT = {
+  type: 'object',
+  required: [...AUDIT_EXPORT_COLUMNS],
+  properties: {
+    event_id: uuid,
+    trace_id: uuid,
+    agent_id: uuid,
+    event_type: text,
+    actor_type: text,
+    actor_name: text,
+    description: text,
+    status: text,
+    timestamp: { type: 'string', format: 'date-time' },
+    policy_version: { type: ['integer', 'null'] },
+    integrity_hash: { type: ['string', 'null'] },
+  } satisfies Record<(typeof AUDIT_EXPORT_COLUMNS)[number], Json>,
 };
 
 const name = (event: string) => `${event.replace(/(^|[._])(\w)/g, (_m, _s, c: string) => c.toUpperCase())}Webhook`;

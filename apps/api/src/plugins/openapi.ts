@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { PUBLIC } from '../access.js';
 import { finishDocument, HEADERS, type RouteFacts } from '../openapi/document.js';
 import { TAGS } from '../openapi/tags.js';
-import { WEBHOOKS, WEBHOOK_SCHEMAS } from '../openapi/webhooks.js';
+import { AUDIT_EVENT, WEBHOOKS, WEBHOOK_SCHEMAS } from '../openapi/webhooks.js';
 import { ErrorBody } from '../schemas/common.js';
 import { DOCS_HEADERS } from './security-headers.js';
 
@@ -50,7 +50,7 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
           apiKey: { type: 'http', scheme: 'bearer', description: 'API key: ai_ followed by 64 hex characters' },
           session: { type: 'apiKey', in: 'cookie', name: 'agov_session', description: "The dashboard's session, set by signup and login" },
         },
-        schemas: { Error: ErrorBody, ...WEBHOOK_SCHEMAS },
+        schemas: { Error: ErrorBody, AuditEvent: AUDIT_EVENT, ...WEBHOOK_SCHEMAS },
         headers: HEADERS,
       },
       webhooks: WEBHOOKS,

@@ -1612,6 +1612,23 @@ export interface components {
                 event_count: number;
             };
         };
+        AuditEvent: {
+            /** Format: uuid */
+            event_id: string;
+            /** Format: uuid */
+            trace_id: string;
+            /** Format: uuid */
+            agent_id: string;
+            event_type: string;
+            actor_type: string;
+            actor_name: string;
+            description: string;
+            status: string;
+            /** Format: date-time */
+            timestamp: string;
+            policy_version: number | null;
+            integrity_hash: string | null;
+        };
         AuditEventWebhook: {
             /**
              * Format: uuid
@@ -1625,19 +1642,7 @@ export interface components {
             /** Format: uuid */
             tenant_id: string;
             data: {
-                event: {
-                    event_id: unknown;
-                    trace_id: unknown;
-                    agent_id: unknown;
-                    event_type: unknown;
-                    actor_type: unknown;
-                    actor_name: unknown;
-                    description: unknown;
-                    status: unknown;
-                    timestamp: unknown;
-                    policy_version: unknown;
-                    integrity_hash: unknown;
-                };
+                event: components["schemas"]["AuditEvent"];
             };
         };
         ChatSettings: {
@@ -6059,19 +6064,7 @@ export interface operations {
                 };
                 content: {
                     /** @example [] */
-                    "application/json": {
-                        event_id: unknown;
-                        trace_id: unknown;
-                        agent_id: unknown;
-                        event_type: unknown;
-                        actor_type: unknown;
-                        actor_name: unknown;
-                        description: unknown;
-                        status: unknown;
-                        timestamp: unknown;
-                        policy_version: unknown;
-                        integrity_hash: unknown;
-                    }[];
+                    "application/json": components["schemas"]["AuditEvent"][];
                     /** @example event_id,trace_id,agent_id,event_type,actor_type,actor_name,description,status,timestamp,policy_version,integrity_hash */
                     "text/csv": string;
                 };
