@@ -10,10 +10,28 @@ export const GENERATED_TYPES_FILE = fileURLToPath(new URL('../src/generated/open
 
 const HEADER = '// Generated from docs/openapi.json by `npm run contract:write`. Do not edit.\n\n';
 
-/** The types of the committed contract, as the file holds them. */
+interface Contract {
+  paths: Record<string, Record<string, { parameters?: { in: string; name: string }[] }>>;
+}
+
+/** The operations that declare `Idempotency-Key`, as `POST /api/v1/evaluate`. */
+function idempotentOperations(contract: Contract): string[] {
+  return Object.entries(contract.paths).flatMap(([path, operations]) =>
+    Object.entries(operations)
+      .filter(([, operation]) =>
+        operation.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key'),
+      )
+      .map(([method]) => `${method.toUpperCase()} ${path}`),
+  );
+}
+
+/** The types of the committed contract, and the operations that take an idempotency key, as the file holds them. */
 export async function generatedTypesSource(): Promise<string> {
+  const contract = JSON.parse(readFileSync(CONTRACT_FILE, 'utf8'));
   // biome-ignore lint/suspicious/noExplicitAny: openapi-typescript takes the parsed document as it comes.
-  return HEADER + astToString(await openapiTS(JSON.parse(readFileSync(CONTRACT_FILE, 'utf8')) as any));
+  const types = astToString(await openapiTS(contract as any));
+  const idempotent = JSON.stringify(idempotentOperations(contract), null, 2);
+  return `${HEADER}${types}\n/** The operations that take an \`Idempotency-Key\`: the client sends one per call, and repeats it on retries. */\nexport const IDEMPOTENT_OPERATIONS: readonly string[] = ${idempotent};\n`;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)

@@ -1,3 +1,5 @@
+import { IDEMPOTENT_OPERATIONS } from './generated/openapi.js';
+
 /** How the client retries a call the service could not take (429, 503) or that never reached it. */
 export interface RetryOptions {
   /** Most attempts per call, the first included. Default 4. */
@@ -16,19 +18,17 @@ const DEFAULTS: Required<RetryOptions> = { attempts: 4, maxElapsedMs: 30_000, ba
 const RETRIED_STATUSES = new Set([429, 503]);
 
 /**
- * The POSTs the service de-duplicates by `Idempotency-Key` (CONTRACT "Integration
- * decisions"): evaluate, outcome, approve/deny and every create. Only these, and reads, are
- * retried after a network error, when the service may have done the work without answering.
+ * The operations the service de-duplicates by `Idempotency-Key`, as the contract declares them
+ * (evaluate, outcome, approve/deny and every create). Only these, and reads, are retried after
+ * a network error, when the service may have done the work without answering.
  */
-const IDEMPOTENT_POSTS = [
-  /^\/api\/v1\/evaluate$/,
-  /^\/api\/v1\/traces\/[^/]+\/outcome$/,
-  /^\/api\/v1\/approvals\/[^/]+\/(approve|deny)$/,
-  /^\/api\/v1\/(agents|policies|api-keys|webhooks|users)$/,
-];
+const IDEMPOTENT = IDEMPOTENT_OPERATIONS.map((operation) => {
+  const [method, path] = operation.split(' ') as [string, string];
+  return { method, pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`) };
+});
 
 export function acceptsIdempotencyKey(method: string, pathname: string): boolean {
-  return method === 'POST' && IDEMPOTENT_POSTS.some((pattern) => pattern.test(pathname));
+  return IDEMPOTENT.some((operation) => operation.method === method && operation.pattern.test(pathname));
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

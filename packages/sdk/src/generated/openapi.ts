@@ -14748,3 +14748,16 @@ export interface operations {
         };
     };
 }
+
+/** The operations that take an `Idempotency-Key`: the client sends one per call, and repeats it on retries. */
+export const IDEMPOTENT_OPERATIONS: readonly string[] = [
+  "POST /api/v1/users",
+  "POST /api/v1/api-keys",
+  "POST /api/v1/evaluate",
+  "POST /api/v1/traces/{traceId}/outcome",
+  "POST /api/v1/approvals/{id}/approve",
+  "POST /api/v1/approvals/{id}/deny",
+  "POST /api/v1/agents",
+  "POST /api/v1/policies",
+  "POST /api/v1/webhooks"
+];
