@@ -1,12 +1,7 @@
-/** The body of every error the service answers, as the spec's "Errors" section describes it. */
-export interface ErrorBody {
-  error: string;
-  message: string;
-  status: number;
-  request_id: string;
-  details?: Record<string, unknown>;
-  trace_id?: string;
-}
+import type { Schema } from './schemas.js';
+
+/** The body of every error the service answers: the contract's `Error`. */
+export type ErrorBody = Schema<'Error'>;
 
 /**
  * An error answer of the service, thrown by every call of the client. `error` is the

@@ -1,5 +1,6 @@
 import { ActionDenied, ApprovalExpired, ApprovalRejected, ApprovalTimeout } from './errors.js';
 import { sleep } from './retry.js';
+import type { Schema } from './schemas.js';
 
 /** What guard() needs of the client; `createClient` provides it. */
 export interface GuardedCalls<Action> {
@@ -8,18 +9,11 @@ export interface GuardedCalls<Action> {
   recordOutcome(traceId: string, outcome: { status: 'success' | 'error'; metadata?: Record<string, unknown> }): Promise<void>;
 }
 
-export interface Evaluation {
-  decision: 'allow' | 'approval_required' | 'deny';
-  trace_id: string;
-  approval_request_id: string | null;
-  reason: string;
-}
+/** What guard() reads of an evaluation. */
+export type Evaluation = Pick<Schema<'Evaluation'>, 'decision' | 'trace_id' | 'approval_request_id' | 'reason'>;
 
-export interface ApprovalStatus {
-  status: 'pending' | 'approved' | 'denied' | 'expired';
-  approver_name: string | null;
-  decision_note: string | null;
-}
+/** What guard() reads of an approval's status. */
+export type ApprovalStatus = Pick<Schema<'ApprovalStatus'>, 'status' | 'approver_name' | 'decision_note'>;
 
 export interface GuardOptions<T> {
   /** Cancels the evaluation or the wait for a decision; `fn` then never runs. */
