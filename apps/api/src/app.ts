@@ -78,6 +78,17 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
     reply.cacheControl('no-store');
   });
 
+  // Closing waits for the requests in flight; each answered then takes its connection with it,
+  // which kept alive would hold the close until it idled out (long polls, exports, any request).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
+
   await app.register(sensible);
   await app.register(cookie);
   await installSecurityHeaders(app, securityHeaders);

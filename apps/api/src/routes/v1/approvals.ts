@@ -79,10 +79,7 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
       // A client that hangs up ends the wait.
       const gone = new AbortController();
       reply.raw.once('close', () => gone.abort());
-      const approval = await waitForApproval(deps, request.principal, request.params.id, wait * 1000, gone.signal);
-      // Ended by a shutdown: the connection closes with the answer, or the server would wait for it to idle out.
-      if (deps.approvalWaiters.closed) reply.header('connection', 'close');
-      return presentApprovalStatus(approval);
+      return presentApprovalStatus(await waitForApproval(deps, request.principal, request.params.id, wait * 1000, gone.signal));
     },
   );
 
