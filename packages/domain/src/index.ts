@@ -1,5 +1,6 @@
 // Wiring: what the runtime builds once and passes to every domain call.
 export { systemClock, type Clock } from './support/clock.js';
+export { isUuid } from './support/ids.js';
 export type { Deps } from './wiring/deps.js';
 export type { CoreDeps } from './caches/caches.js';
 export { CacheFreshness } from './caches/freshness.js';
@@ -23,6 +24,7 @@ export { bootstrapTenant, issueAdminKey, login, signup, whoAmI, type Bootstrappe
 export { createApiKey, deleteApiKey, listApiKeys, principalOfApiKey, rotateApiKey } from './identity/api-keys.js';
 export { developmentPrincipal, endSession, principalOfSession } from './identity/sessions.js';
 export { createUser, deleteUser, listUsers, updateUser } from './identity/users.js';
+export { ACCOUNT_LIMITS } from './identity/passwords.js';
 
 // Rate limits: the sliding window's arithmetic, plan figures, and sign-in throttling.
 export type { RateCounters } from './limits/counters.js';

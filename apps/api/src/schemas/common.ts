@@ -1,5 +1,5 @@
 import { type Static, Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
-import { DATA_CLASSIFICATIONS, type ErrorCode, instantOf, POLICY_EFFECTS } from '@agov/domain';
+import { DATA_CLASSIFICATIONS, type ErrorCode, instantOf, isUuid, POLICY_EFFECTS } from '@agov/domain';
 
 /** A request body: unknown fields are rejected, never silently dropped. */
 export const Body = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
@@ -22,7 +22,7 @@ const EARLIEST_READABLE = Date.parse('0100-01-01T00:00:00.000Z');
  */
 export const FORMATS = {
   /** The hyphenated form only; PostgreSQL takes more, but nothing it refuses. */
-  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  uuid: isUuid,
   /** An RFC 3339 date-time naming an instant that `Date` and a timestamptz column both hold. */
   'date-time': (text: string) => {
     const time = instantOf(text);

@@ -1,16 +1,18 @@
 import { Type } from '@sinclair/typebox';
-import { ROLES, SCOPES } from '@agov/domain';
+import { ACCOUNT_LIMITS, ROLES, SCOPES } from '@agov/domain';
 import { Body, NullableTimestamp, PatchBody, StringEnum, Text, Timestamp } from './common.js';
 
-const Email = Type.String({ format: 'email', maxLength: 254, examples: ['ada@example.com'] });
-const Password = Type.String({ minLength: 12, maxLength: 1024, examples: ['correct horse battery staple'] });
+const Email = Type.String({ format: 'email', maxLength: ACCOUNT_LIMITS.emailMaxLength, examples: ['ada@example.com'] });
+const Password = Type.String({ ...ACCOUNT_LIMITS.password, examples: ['correct horse battery staple'] });
 const Role = StringEnum(ROLES);
 const ScopeName = StringEnum(SCOPES);
 
-export const SignupBody = Body({ organization_name: Text(), name: Text(), email: Email, password: Password });
+const Name = Text(ACCOUNT_LIMITS.nameMaxLength);
+
+export const SignupBody = Body({ organization_name: Name, name: Name, email: Email, password: Password });
 export const LoginBody = Body({ email: Email, password: Type.String({ minLength: 1, maxLength: 1024 }) });
-export const CreateUserBody = Body({ name: Text(), email: Email, password: Password, role: Role });
-export const UpdateUserBody = PatchBody({ name: Text(), email: Email, password: Password, role: Role });
+export const CreateUserBody = Body({ name: Name, email: Email, password: Password, role: Role });
+export const UpdateUserBody = PatchBody({ name: Name, email: Email, password: Password, role: Role });
 
 export const CreateApiKeyBody = Body({
   name: Text(),

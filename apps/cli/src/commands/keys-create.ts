@@ -1,13 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import type { Bootstrapped, CoreDeps } from '@agov/domain';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
+import type { ACCOUNT_LIMITS, Bootstrapped, CoreDeps } from '@agov/domain';
 import { EXIT, parse, Refusal, UsageError, type Command } from '../command.js';
 
-const NAME_MAX = 200;
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
-const EMAIL_MAX = 254;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const PASSWORD_LENGTH = { min: 12, max: 1024 };
 const DEFAULT_KEY_NAME = 'Admin key';
 const OPTIONS = {
   'tenant-name': { type: 'string' },
@@ -41,7 +37,7 @@ Options:
   -h, --help             show this help
 
 Environment:
-  AGOV_ADMIN_PASSWORD   the new admin user's password (${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters); unset: a random
+  AGOV_ADMIN_PASSWORD   the new admin user's password (12 to 1024 characters, as the API requires); unset: a random
                         one is generated and printed once beside the key. Never logged
   DATABASE_URL          the PostgreSQL server; unset: embedded PostgreSQL in DATA_DIR
   DATA_DIR              where embedded PostgreSQL keeps its files (default ./.data)
@@ -55,12 +51,12 @@ Exit status:
 
   async run({ argv, env, out }) {
     const { values } = parse(() => parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true }), { min: 0, max: 0 });
-    const keyName = name('--key-name', values['key-name'] ?? DEFAULT_KEY_NAME);
-    const request = values['tenant-id'] === undefined ? newTenantRequest(values, env) : existingTenantRequest(values);
-
-    // The database drivers and the domain load only now: help and usage errors answer at once.
+    // The domain and the database drivers load only now: help answers at once.
+    const { ACCOUNT_LIMITS, AppError, bootstrapTenant, createCaches, isUuid, issueAdminKey, systemClock } = await import('@agov/domain');
     const { openServiceDatabase, requireMigrated } = await import('../database.js');
-    const { AppError, bootstrapTenant, createCaches, issueAdminKey, systemClock } = await import('@agov/domain');
+    const keyName = name('--key-name', values['key-name'] ?? DEFAULT_KEY_NAME, ACCOUNT_LIMITS);
+    const request =
+      values['tenant-id'] === undefined ? newTenantRequest(values, env, ACCOUNT_LIMITS) : existingTenantRequest(values, isUuid);
     const { config, database } = await openServiceDatabase(env);
     try {
       await requireMigrated(config, database);
@@ -103,22 +99,28 @@ Exit status:
 
 type Values = { 'tenant-name'?: string; email?: string; 'admin-name'?: string; 'tenant-id'?: string };
 
-function newTenantRequest(values: Values, env: NodeJS.ProcessEnv) {
+type Limits = typeof ACCOUNT_LIMITS;
+
+/** The API's own check of an e-mail address (ajv-formats' `email`), so the CLI makes no account the API would refuse. */
+const isEmail = (text: string) => fullFormats.email instanceof RegExp && fullFormats.email.test(text);
+
+function newTenantRequest(values: Values, env: NodeJS.ProcessEnv, limits: Limits) {
   if (values['tenant-name'] === undefined || values.email === undefined) {
     throw new UsageError('give --tenant-name and --email for a new tenant, or --tenant-id for an existing one');
   }
   const email = values.email;
-  if (!EMAIL.test(email) || email.length > EMAIL_MAX) throw new UsageError(`--email: '${email}' is not an e-mail address`);
+  if (!isEmail(email) || email.length > limits.emailMaxLength) throw new UsageError(`--email: '${email}' is not an e-mail address`);
   const given = env.AGOV_ADMIN_PASSWORD;
-  if (given !== undefined && (given.length < PASSWORD_LENGTH.min || given.length > PASSWORD_LENGTH.max)) {
-    throw new UsageError(`AGOV_ADMIN_PASSWORD must be ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters long`);
+  const { minLength, maxLength } = limits.password;
+  if (given !== undefined && (given.length < minLength || given.length > maxLength)) {
+    throw new UsageError(`AGOV_ADMIN_PASSWORD must be ${minLength} to ${maxLength} characters long`);
   }
   return {
     kind: 'new' as const,
     generated: given === undefined,
     input: {
-      organization_name: name('--tenant-name', values['tenant-name']),
-      name: name('--admin-name', values['admin-name'] ?? email.slice(0, email.lastIndexOf('@'))),
+      organization_name: name('--tenant-name', values['tenant-name'], limits),
+      name: name('--admin-name', values['admin-name'] ?? email.slice(0, email.lastIndexOf('@')), limits),
       email,
       // 144 random bits: as strong as a password gets, and safe to paste anywhere.
       password: given ?? randomBytes(18).toString('base64url'),
@@ -126,15 +128,17 @@ function newTenantRequest(values: Values, env: NodeJS.ProcessEnv) {
   };
 }
 
-function existingTenantRequest(values: Values) {
+function existingTenantRequest(values: Values, isUuid: (text: string) => boolean) {
   const given = (['tenant-name', 'email', 'admin-name'] as const).find((option) => values[option] !== undefined);
   if (given) throw new UsageError(`--${given} is for a new tenant; --tenant-id names an existing one`);
   const tenantId = values['tenant-id']!;
-  if (!UUID.test(tenantId)) throw new UsageError(`--tenant-id: '${tenantId}' is not a UUID`);
+  if (!isUuid(tenantId)) throw new UsageError(`--tenant-id: '${tenantId}' is not a UUID`);
   return { kind: 'existing' as const, tenantId };
 }
 
-function name(option: string, value: string): string {
-  if (value.trim().length === 0 || value.length > NAME_MAX) throw new UsageError(`${option} must be 1 to ${NAME_MAX} characters long`);
+function name(option: string, value: string, limits: Limits): string {
+  if (value.trim().length === 0 || value.length > limits.nameMaxLength) {
+    throw new UsageError(`${option} must be 1 to ${limits.nameMaxLength} characters long`);
+  }
   return value;
 }

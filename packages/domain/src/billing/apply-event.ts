@@ -4,6 +4,7 @@ import type { BillingDeps } from './deps.js';
 import { AppError } from '../support/errors.js';
 import { transactionInvalidating } from '../caches/invalidation.js';
 import type { EventSubject } from './events.js';
+import { isUuid } from '../support/ids.js';
 
 /** What became of a delivered event; the route logs it, the provider only needs the 200. */
 export interface EventReceipt {
@@ -19,8 +20,6 @@ export interface EventReceipt {
   tenantId?: string;
   reason?: string;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Verifies a delivery of the provider's webhook and applies its event to the tenant's
@@ -92,7 +91,7 @@ function pastDueSince(current: SubscriptionRow, status: SubscriptionRow['status'
  * id), else the tenant holding its customer.
  */
 async function tenantOf(tx: Tx, subject: EventSubject): Promise<string | null> {
-  if (subject.tenantReference !== null) return UUID.test(subject.tenantReference) ? subject.tenantReference : null;
+  if (subject.tenantReference !== null) return isUuid(subject.tenantReference) ? subject.tenantReference : null;
   if (!subject.customerId) return null;
   const [row] = await tx
     .select({ tenantId: subscriptions.tenantId })

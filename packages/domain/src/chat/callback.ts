@@ -4,6 +4,7 @@ import { CARD_ACTIONS } from './cards.js';
 import { decideFromCard, type CardPress, type SigningIntegration } from './card-press.js';
 import { botIntegrationsOfTeam } from './settings.js';
 import { isFreshTimestamp, isSignatureShaped, signatureMatches } from './signature.js';
+import { isUuid } from '../support/ids.js';
 
 /** The callback as it arrived: the signature headers and the raw bytes they sign. */
 export interface ChatCallback {
@@ -11,8 +12,6 @@ export interface ChatCallback {
   timestamp: string | undefined;
   body: Buffer;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Hashed against when no integration has the named workspace, so that costs what a known one does. */
 const NO_INTEGRATION_SECRET = 'no integration of this workspace';
@@ -36,7 +35,7 @@ export async function handleChatCallback(deps: ChatDeps, { signature, timestamp,
   const action = payload.actions[0]!;
   // Dashboard is a link: Slack reports the press, and there is nothing to do.
   if (action.action_id !== CARD_ACTIONS.approve && action.action_id !== CARD_ACTIONS.deny) return;
-  if (typeof action.value !== 'string' || !UUID.test(action.value)) throw invalid('actions[0].value must be an approval request id');
+  if (typeof action.value !== 'string' || !isUuid(action.value)) throw invalid('actions[0].value must be an approval request id');
   const press: CardPress = {
     approvalId: action.value,
     verdict: action.action_id === CARD_ACTIONS.approve ? 'approve' : 'deny',
