@@ -19,7 +19,8 @@ import {
 } from '@agov/domain';
 import type { Logger } from 'pino';
 import { createMailer } from './mailer.js';
-import { createMetrics, startMetricsServer, type Metrics, type MetricsServer } from './metrics.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { startMetricsServer, type MetricsServer } from './metrics-server.js';
 import { createRateCounters } from './rate-limit-store.js';
 import { createSecretBox } from './secret-keys.js';
 import { createChat } from './slack.js';
