@@ -64,11 +64,13 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv):
   const syntax = document.errors.map((error) => `${at(error.pos[0])}: ${error.message.split('\n')[0]}`);
   if (syntax.length > 0) throw new ConfigError(syntax);
 
-  const problems = expandVariables(document, env).map(({ offset, message }) => `${at(offset)}: ${message}`);
+  const found = expandVariables(document, env);
   const value = document.toJS() as unknown;
   for (const error of Value.Errors(ConfigFile, value)) {
-    problems.push(`${at(offsetOf(document, error.path))}: ${dotted(error.path)}: ${explain(error.path, error.message)}`);
+    found.push({ offset: offsetOf(document, error.path), message: `${dotted(error.path)}: ${explain(error.path, error.message)}` });
   }
+  // In the file's order, as a reader goes through it.
+  const problems = found.sort((a, b) => (a.offset ?? 0) - (b.offset ?? 0)).map(({ offset, message }) => `${at(offset)}: ${message}`);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const config = value as ConfigFile;
