@@ -45,7 +45,7 @@ export class Gateway {
       agentId: config.governance.agentId,
       approvalWaitMs: config.approvalWaitMs,
       publicUrl: options.publicUrl,
-      downstreams,
+      catalogue: this.catalogue,
       metrics,
       log,
     };
@@ -64,7 +64,7 @@ export class Gateway {
 
   /** An MCP server for one client connection, forgotten when it closes. */
   openSession(): Server {
-    const session = createGatewayServer(this.governance, this.catalogue);
+    const session = createGatewayServer(this.governance);
     this.sessions.add(session);
     session.onclose = () => this.sessions.delete(session);
     return session;

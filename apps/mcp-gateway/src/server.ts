@@ -10,7 +10,6 @@ import {
   McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Catalogue } from './downstream/catalogue.js';
 import { splitName } from './downstream/catalogue.js';
 import type { ListKind } from './downstream/connection.js';
 import { type Governance, governedCall } from './governance/call.js';
@@ -25,7 +24,8 @@ const INSTRUCTIONS =
  * one per session). Tools go through `governedCall`; lists come merged from the catalogue;
  * resources and prompts pass through for reading.
  */
-export function createGatewayServer(governance: Governance, catalogue: Catalogue): Server {
+export function createGatewayServer(governance: Governance): Server {
+  const { catalogue } = governance;
   const server = new Server(GATEWAY_INFO, {
     capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
     instructions: INSTRUCTIONS,

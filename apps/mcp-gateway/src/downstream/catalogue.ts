@@ -42,8 +42,18 @@ export class Catalogue {
     for (const key of keys) this.cache.delete(`${server.name}:${key}`);
   }
 
+  /**
+   * The gateway serves no tasks (MCP's experimental long-running calls: it could not record
+   * their outcome), so a tool's task support is left out: a client calls every tool plainly,
+   * and one that runs only as a task is refused (`runsOnlyAsTask`).
+   */
   async tools(): Promise<Tool[]> {
-    return this.merged('tools', (server, tool) => ({ ...tool, name: exposedName(server.name, tool.name) }));
+    return this.merged('tools', (server, { execution: _execution, ...tool }) => ({ ...tool, name: exposedName(server.name, tool.name) }));
+  }
+
+  async runsOnlyAsTask(server: Downstream, name: string): Promise<boolean> {
+    const tools = await this.listOf(server, 'tools');
+    return tools.some((tool) => tool.name === name && tool.execution?.taskSupport === 'required');
   }
 
   async prompts(): Promise<Prompt[]> {

@@ -18,8 +18,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import { splitName } from '../downstream/catalogue.js';
-import type { Downstream } from '../downstream/connection.js';
+import { type Catalogue, splitName } from '../downstream/catalogue.js';
 import type { GatewayMetrics } from '../metrics.js';
 import { mapCall, UnmappableCall } from './action.js';
 import { CallProgress } from './progress.js';
@@ -30,7 +29,7 @@ export interface Governance {
   readonly approvalWaitMs: number;
   /** Where people open an approval: `<PUBLIC_URL>/approvals/<id>`. */
   readonly publicUrl: string;
-  readonly downstreams: ReadonlyMap<string, Downstream>;
+  readonly catalogue: Catalogue;
   readonly metrics: GatewayMetrics;
   readonly log: Logger;
 }
@@ -57,9 +56,13 @@ export async function governedCall(governance: Governance, request: CallToolRequ
   const started = performance.now();
   const { name } = request.params;
   const target = splitName(name);
-  const server = target && governance.downstreams.get(target.server);
+  const server = target && governance.catalogue.downstreams.get(target.server);
   if (!target || !server) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   const args = request.params.arguments ?? {};
+  if (await governance.catalogue.runsOnlyAsTask(server, target.name)) {
+    governance.metrics.called('refused');
+    return refusal(`Refused without evaluation: ${name} runs only as a task, which the gateway does not serve. The call was not made.`);
+  }
 
   let mapped: ReturnType<typeof mapCall>;
   try {
