@@ -1,9 +1,10 @@
-# One image for the api and the worker; docker-compose.yml picks the command.
+# One image for the api, the worker and the MCP gateway; docker-compose.yml picks the command.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json turbo.json tsconfig.base.json ./
 COPY apps/api/package.json apps/api/
 COPY apps/cli/package.json apps/cli/
+COPY apps/mcp-gateway/package.json apps/mcp-gateway/
 COPY apps/web/package.json apps/web/
 COPY apps/worker/package.json apps/worker/
 COPY packages/config/package.json packages/config/
@@ -11,6 +12,7 @@ COPY packages/db/package.json packages/db/
 COPY packages/domain/package.json packages/domain/
 COPY packages/jobs/package.json packages/jobs/
 COPY packages/runtime/package.json packages/runtime/
+COPY packages/sdk/package.json packages/sdk/
 RUN npm ci --no-audit --no-fund
 COPY apps apps
 COPY packages packages

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../src/config/load.js';
-import { configFile, GATEWAY } from './support.js';
+import { ConfigError, loadConfigFile, parseConfig } from '../src/config/load.js';
+import { configFile, EXAMPLE, GATEWAY } from './support.js';
 
 const AGENT = '6a3f4c1e-0000-4000-8000-000000000001';
 const problemsOf = (text: string, env: NodeJS.ProcessEnv = {}) => {
@@ -47,6 +47,16 @@ servers:
     });
     expect(config.servers[1]!.transport).toMatchObject({ headers: { authorization: 'Bearer secret' } });
     expect(config.servers[0]!.callTimeoutMs).toBe(60_000);
+  });
+
+  it('reads the example configuration', async () => {
+    const config = await loadConfigFile(EXAMPLE, { AGOV_URL: 'http://127.0.0.1:4000', AGOV_API_KEY: 'ai_key', AGOV_AGENT_ID: AGENT });
+    expect(config.servers.map((server) => server.name)).toEqual(['fs']);
+    expect(config.servers[0]!.tools.write_file).toEqual({
+      operation: 'write',
+      resource_scope: '{path}',
+      data_classification: 'confidential',
+    });
   });
 
   it('names the line and column of every problem, all at once', () => {

@@ -16,6 +16,7 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 export const GATEWAY = join(root, 'apps/mcp-gateway/dist/main.js');
 export const FILESYSTEM_SERVER = join(root, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 export const EVERYTHING_SERVER = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+export const EXAMPLE = join(root, 'examples/mcp-gateway/gateway.yaml');
 /** Small MCP servers of the tests' own that misbehave: crash, hang. */
 export const FIXTURES = join(root, 'apps/mcp-gateway/test/fixtures');
 
