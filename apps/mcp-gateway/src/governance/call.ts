@@ -75,8 +75,10 @@ export async function governedCall(governance: Governance, request: CallToolRequ
 
   const progress = new CallProgress(request.params._meta?.progressToken, extra.sendNotification);
   let evaluation: Evaluation | null = null;
+  let forwarded = false;
   let downstreamMs = 0;
   const forward = async () => {
+    forwarded = true;
     progress.stopWaiting();
     const client = await server.client();
     const sent = performance.now();
@@ -114,7 +116,7 @@ export async function governedCall(governance: Governance, request: CallToolRequ
     if (extra.signal.aborted) throw error;
     const decided = evaluation as Evaluation | null;
     if (decided === null) return await unevaluated(governance, error, { name, failOpen: mapped.failOpen, forward });
-    return refusalOf(governance, error, decided, server.config.callTimeoutMs);
+    return refusalOf(governance, error, decided, { forwarded, callTimeoutMs: server.config.callTimeoutMs });
   } finally {
     progress.stopWaiting();
     const decision = (evaluation as Evaluation | null)?.decision;
@@ -123,8 +125,13 @@ export async function governedCall(governance: Governance, request: CallToolRequ
   }
 }
 
-/** Why an evaluated call did not succeed: refused by the policy or a reviewer, or the tool failed. */
-function refusalOf(governance: Governance, error: unknown, evaluation: Evaluation, callTimeoutMs: number): CallToolResult {
+/** Why an evaluated call did not succeed: refused by the policy or a reviewer, the API lost while it waited, or the tool failed. */
+function refusalOf(
+  governance: Governance,
+  error: unknown,
+  evaluation: Evaluation,
+  call: { forwarded: boolean; callTimeoutMs: number },
+): CallToolResult {
   const trace = `(trace ${evaluation.trace_id})`;
   const link = evaluation.approval_request_id ? approvalLink(governance, evaluation.approval_request_id) : null;
   if (error instanceof ActionDenied) return refusal(`Denied by policy: ${error.reason} ${trace}`);
@@ -134,10 +141,21 @@ function refusalOf(governance: Governance, error: unknown, evaluation: Evaluatio
     const seconds = Math.round(governance.approvalWaitMs / 1000);
     return refusal(`Approval timed out: no decision within ${seconds} s, so the call was not made. ${link} ${trace}`);
   }
+  if (!call.forwarded) {
+    governance.log.error(
+      { err: error, trace_id: evaluation.trace_id },
+      'governance API unavailable while a tool call waited for its approval: refused',
+    );
+    return refusal(
+      `Governance unavailable: the approval's status could not be read (${messageOf(error)}), so the call was not made. ${link} ${trace}`,
+    );
+  }
   // The call was forwarded and failed there; a server's own protocol error reaches the client as it was.
   if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed && error.code !== ErrorCode.RequestTimeout) throw error;
   const what =
-    error instanceof McpError && error.code === ErrorCode.RequestTimeout ? `no answer within ${callTimeoutMs / 1000} s` : messageOf(error);
+    error instanceof McpError && error.code === ErrorCode.RequestTimeout
+      ? `no answer within ${call.callTimeoutMs / 1000} s`
+      : messageOf(error);
   return refusal(`The tool failed: ${what} ${trace}`);
 }
 
