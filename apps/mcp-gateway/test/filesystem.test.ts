@@ -7,12 +7,12 @@ import { useTestApp } from '../../api/test/harness.js';
 import { client as apiClient } from '../../api/test/client.js';
 import {
   type Connected,
-  configFile,
-  FILESYSTEM_SERVER,
-  type GovernedTenant,
+  filesystemConfig,
   governedTenant,
+  type GovernedTenant,
   listening,
   newestTrace,
+  readsAllowedWritesReviewed,
   stdioGateway,
   textOf,
   trace,
@@ -34,14 +34,7 @@ let gateway: Connected;
 beforeAll(async () => {
   const url = await listening(t);
   governed = await governedTenant(t);
-  await governed.rule({ operation: 'read', resource_scope: `${dir}/*`, policy_effect: 'allow', priority: 10 });
-  await governed.rule({
-    operation: 'write',
-    resource_scope: `${dir}/*`,
-    data_classification: 'confidential',
-    policy_effect: 'approval_required',
-    priority: 10,
-  });
+  await readsAllowedWritesReviewed(governed, dir);
   await governed.rule({ operation: 'delete', resource_scope: `${dir}/scratch/*`, policy_effect: 'allow', priority: 20 });
   await governed.rule({
     operation: 'delete',
@@ -53,21 +46,7 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'scratch'));
   writeFileSync(join(dir, 'notes.txt'), 'first line\n');
   writeFileSync(join(dir, 'scratch', 'draft.txt'), 'draft\n');
-  const config = configFile(`
-governance: { url: ${url}, api_key: \${AGOV_API_KEY}, agent_id: ${governed.agentId} }
-approval_wait_seconds: 20
-servers:
-  fs:
-    command: ${process.execPath}
-    args: [${FILESYSTEM_SERVER}, ${dir}]
-    target_integration: filesystem
-    defaults: { operation: execute, data_classification: internal }
-    tools:
-      read_text_file: { operation: read, resource_scope: "{path}" }
-      list_directory: { operation: read, resource_scope: "{path}" }
-      write_file: { operation: write, resource_scope: "{path}", data_classification: confidential }
-      move_file: { operation: delete, resource_scope: "{source}" }
-`);
+  const config = filesystemConfig(url, governed, dir);
   gateway = await stdioGateway(config, { AGOV_API_KEY: governed.tenant.runtimeKey.apiKey, PUBLIC_URL: 'https://governance.example.test' });
 });
 

@@ -6,7 +6,16 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyWithScopes, signupTenant, useTestApp } from '../../api/test/harness.js';
 import { decide } from '../../api/test/scenarios.js';
-import { configFile, FILESYSTEM_SERVER, GATEWAY, type GovernedTenant, governedTenant, httpClient, listening, textOf } from './support.js';
+import {
+  filesystemConfig,
+  GATEWAY,
+  governedTenant,
+  type GovernedTenant,
+  httpClient,
+  listening,
+  readsAllowedWritesReviewed,
+  textOf,
+} from './support.js';
 
 /** A remote agent's view: the gateway serving Streamable HTTP, each client with an API key of the tenant. */
 const t = useTestApp();
@@ -20,26 +29,9 @@ const clients: Client[] = [];
 beforeAll(async () => {
   const url = await listening(t);
   governed = await governedTenant(t);
-  await governed.rule({ operation: 'read', resource_scope: `${dir}/*`, policy_effect: 'allow', priority: 10 });
-  await governed.rule({
-    operation: 'write',
-    resource_scope: `${dir}/*`,
-    data_classification: 'confidential',
-    policy_effect: 'approval_required',
-    priority: 10,
-  });
+  await readsAllowedWritesReviewed(governed, dir);
   writeFileSync(join(dir, 'shared.txt'), 'shared\n');
-  const config = configFile(`
-governance: { url: ${url}, api_key: \${AGOV_API_KEY}, agent_id: ${governed.agentId} }
-servers:
-  fs:
-    command: ${process.execPath}
-    args: [${FILESYSTEM_SERVER}, ${dir}]
-    target_integration: filesystem
-    tools:
-      read_text_file: { operation: read, resource_scope: "{path}" }
-      write_file: { operation: write, resource_scope: "{path}", data_classification: confidential }
-`);
+  const config = filesystemConfig(url, governed, dir);
   gateway = spawn(process.execPath, [GATEWAY, '--config', config, '--http', '0'], {
     env: { PATH: process.env.PATH, AGOV_API_KEY: governed.tenant.runtimeKey.apiKey, METRICS_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],

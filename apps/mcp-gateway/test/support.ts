@@ -63,6 +63,39 @@ export async function governedTenant(t: TestApp, integration = 'filesystem'): Pr
   };
 }
 
+/** Reads of `dir` allowed and writes held for a reviewer: the rules both filesystem suites start from. */
+export async function readsAllowedWritesReviewed(governed: GovernedTenant, dir: string): Promise<void> {
+  await governed.rule({ operation: 'read', resource_scope: `${dir}/*`, policy_effect: 'allow', priority: 10 });
+  await governed.rule({
+    operation: 'write',
+    resource_scope: `${dir}/*`,
+    data_classification: 'confidential',
+    policy_effect: 'approval_required',
+    priority: 10,
+  });
+}
+
+/**
+ * The gateway in front of the filesystem server on `dir`: reads, writes, and moving a file
+ * away mapped as a delete of its source (the server has no delete tool).
+ */
+export const filesystemConfig = (apiUrl: string, governed: GovernedTenant, dir: string) =>
+  configFile(`
+governance: { url: ${apiUrl}, api_key: \${AGOV_API_KEY}, agent_id: ${governed.agentId} }
+approval_wait_seconds: 20
+servers:
+  fs:
+    command: ${process.execPath}
+    args: [${FILESYSTEM_SERVER}, ${dir}]
+    target_integration: filesystem
+    defaults: { operation: execute, data_classification: internal }
+    tools:
+      read_text_file: { operation: read, resource_scope: "{path}" }
+      list_directory: { operation: read, resource_scope: "{path}" }
+      write_file: { operation: write, resource_scope: "{path}", data_classification: confidential }
+      move_file: { operation: delete, resource_scope: "{source}" }
+`);
+
 /** Writes a gateway configuration in a directory of its own; answers its path. */
 export function configFile(yaml: string): string {
   const path = join(mkdtempSync(join(tmpdir(), 'agov-mcp-config-')), 'gateway.yaml');
