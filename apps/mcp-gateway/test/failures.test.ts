@@ -8,6 +8,7 @@ import { decide } from '../../api/test/scenarios.js';
 import {
   type Connected,
   configFile,
+  cuttableRelay,
   FIXTURES,
   type GovernedTenant,
   governedTenant,
@@ -134,6 +135,25 @@ describe('a call waiting for a reviewer', () => {
     expect(textOf(result)).toMatch(/^Approval timed out: no decision within 1 s/);
     expect((await trace(t, governed, traceIdIn(result))).final_outcome).toBe('in_progress');
     expect(existsSync(join(markers, 'echo-timeout'))).toBe(false);
+  });
+});
+
+describe('the governance API lost while a call waits for its approval', () => {
+  it('refuses the call as unavailable, naming the approval and the trace, and never runs the tool', async () => {
+    const relay = await cuttableRelay(apiUrl);
+    const { client } = await gateway({ governanceUrl: relay.url, tools: '{ echo: { operation: write } }' });
+    const progress: string[] = [];
+    const call = client.callTool({ name: 'bad__echo', arguments: { message: 'partitioned' } }, undefined, {
+      onprogress: (p) => progress.push(p.message ?? ''),
+    });
+    await expect.poll(() => progress.length).toBeGreaterThan(0);
+    await relay.cut();
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(
+      /^Governance unavailable: the approval's status could not be read \(.+\), so the call was not made\. \S+\/approvals\/[0-9a-f-]{36} \(trace [0-9a-f-]{36}\)$/,
+    );
+    expect(existsSync(join(markers, 'echo-partitioned'))).toBe(false);
   });
 });
 

@@ -1,4 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -176,4 +177,29 @@ export async function trace(t: TestApp, governed: GovernedTenant, id: string): P
 export async function traceCount(t: TestApp, governed: GovernedTenant): Promise<number> {
   const list = await apiClient(t).get(governed.tenant.admin, `/api/v1/traces?agent_id=${governed.agentId}&limit=1`);
   return list.json().pagination.total;
+}
+
+/** A TCP relay to `target` that a test can cut, as a network partition would: open connections drop, new ones are refused. */
+export async function cuttableRelay(target: string): Promise<{ url: string; cut(): Promise<void> }> {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(port), hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    cut: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
 }
