@@ -200,3 +200,18 @@ export async function evaluateAs<T = { decision: string; trace_id: string; appro
   expect(response.status, await response.clone().text()).toBe(200);
   return (await response.json()) as T;
 }
+
+/** What an agent runtime does once it has acted: reports the outcome of the trace with its API key. */
+export async function recordOutcomeAs(
+  service: Service,
+  apiKey: string,
+  traceId: string,
+  outcome: { status: 'success' | 'error'; metadata?: Record<string, unknown> },
+) {
+  const response = await fetch(`${service.baseUrl}/api/v1/traces/${traceId}/outcome`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(outcome),
+  });
+  expect(response.status, await response.text()).toBe(204);
+}

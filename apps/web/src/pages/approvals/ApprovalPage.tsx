@@ -8,6 +8,8 @@ import { Time } from '../../ui/Time';
 import { ChainBadge } from '../traces/ChainBadge';
 import { EventTimeline } from '../traces/EventTimeline';
 import { fetchTrace, tracesKey } from '../traces/queries';
+import { resultDigestOf, toolCallIn } from '../traces/tool-call';
+import { ToolCallPanel } from '../traces/ToolCallPanel';
 import { DecideButtons } from './DecideButtons';
 import { approvalsKey, fetchApproval } from './queries';
 
@@ -36,11 +38,13 @@ export function ApprovalPage() {
   if (approval.isError) return <ErrorNotice error={approval.error} />;
   const a = approval.data.data;
   const agentName = agent.data?.data.name;
+  const toolCall = toolCallIn(a.target_integration, a.context_snapshot);
   return (
     <section>
       <PageHeader title={`Approval: ${a.requested_operation}`} actions={<DecideButtons approval={a} />}>
         <StatusBadge value={a.status} /> requested <Time value={a.requested_at} relativeToNow />
       </PageHeader>
+      {toolCall && <ToolCallPanel call={toolCall} resultDigest={trace.data && resultDigestOf(trace.data)} />}
       <div className="grid">
         <div className="card">
           <h2>Request</h2>

@@ -9,6 +9,8 @@ import { Time } from '../../ui/Time';
 import { ChainBadge } from './ChainBadge';
 import { EventTimeline } from './EventTimeline';
 import { fetchTrace, tracesKey } from './queries';
+import { resultDigestOf, toolCallOf } from './tool-call';
+import { ToolCallPanel } from './ToolCallPanel';
 
 export function TracePage() {
   const { id = '' } = useParams();
@@ -18,6 +20,7 @@ export function TracePage() {
   if (trace.isPending) return <p className="muted">Loading…</p>;
   if (trace.isError) return <ErrorNotice error={trace.error} />;
   const t = trace.data;
+  const toolCall = toolCallOf(t);
   return (
     <section>
       <PageHeader
@@ -89,6 +92,7 @@ export function TracePage() {
           </div>
         )}
       </div>
+      {toolCall && <ToolCallPanel call={toolCall} resultDigest={resultDigestOf(t)} />}
       <h2>Events</h2>
       <EventTimeline events={t.events} />
     </section>
