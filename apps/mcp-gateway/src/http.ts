@@ -23,13 +23,17 @@ interface Session {
  * carries `Authorization: Bearer <API key>`, a key of the tenant the gateway is configured
  * for, as the governance API itself says.
  */
-export function createHttpServer(gateway: Gateway): Server {
+export function createHttpServer(gateway: Gateway, host: string): Server {
   const sessions = new Map<string, Session>();
   const keys = new KeyCheck(gateway);
+  const loopbackOnly = LOOPBACK.has(host);
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     if (new URL(request.url ?? '/', 'http://gateway').pathname !== MCP_PATH)
       return reply(response, 404, 'Not found: the MCP endpoint is /mcp');
+    if (loopbackOnly && !fromLoopbackName(request)) {
+      return reply(response, 403, 'Forbidden: a gateway on the loopback interface answers only to a loopback Host and Origin');
+    }
     const key = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
     const verdict = key ? await keys.check(key) : 'unauthorized';
     if (verdict === 'unavailable')
@@ -115,6 +119,30 @@ class KeyCheck {
 }
 
 const digest = (key: string) => createHash('sha256').update(key).digest('hex');
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * DNS rebinding: a web page can make a browser send requests to a local port under the page's
+ * own host name. A gateway on the loopback interface therefore answers only requests that name
+ * a loopback host (and, from a browser, come from a loopback origin).
+ */
+function fromLoopbackName(request: IncomingMessage): boolean {
+  const hostname = (value: string) => {
+    try {
+      return new URL(value).hostname;
+    } catch {
+      return null;
+    }
+  };
+  const host = hostname(`http://${request.headers.host ?? ''}`);
+  if (host === null || !LOOPBACK_NAMES.has(host)) return false;
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  const from = hostname(origin);
+  return from !== null && LOOPBACK_NAMES.has(from);
+}
 
 class BadBody extends Error {
   constructor(

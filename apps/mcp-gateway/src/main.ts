@@ -71,7 +71,7 @@ async function main(): Promise<number> {
     );
     await stopped;
   } else {
-    const server = createHttpServer(gateway);
+    const server = createHttpServer(gateway, settings.host);
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(settings.httpPort!, settings.host, resolve));
     const address = server.address() as { port: number };
     log.info(

@@ -136,6 +136,29 @@ describe('the gateway over Streamable HTTP', () => {
     expect(Number(/agov_mcp_added_latency_seconds_count (\d+)/.exec(text)?.[1])).toBeGreaterThanOrEqual(4);
   });
 
+  it('answers 403 to a request naming another host, as a DNS-rebinding page would make a browser send', async () => {
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const url = new URL(mcpUrl);
+      request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: '/mcp',
+          method: 'POST',
+          headers: { host: 'evil.example.test', authorization: `Bearer ${governed.tenant.runtimeKey.apiKey}` },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        },
+      )
+        .on('error', reject)
+        .end('{}');
+    });
+    expect(status).toBe(403);
+  });
+
   it('answers 404 off /mcp', async () => {
     expect(
       (await fetch(new URL('/other', mcpUrl), { headers: { authorization: `Bearer ${governed.tenant.runtimeKey.apiKey}` } })).status,
