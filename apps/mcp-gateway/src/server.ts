@@ -58,8 +58,10 @@ export function createGatewayServer(governance: Governance): Server {
   return server;
 }
 
-/** Tells a connected client that a merged list changed; one that has gone is skipped. */
+/** Tells a connected client that a merged list changed; one that has gone, or not yet initialized, is skipped. */
 export function announceListChanged(server: Server, kind: ListKind): void {
+  // Nothing may reach a client before it has initialized its session.
+  if (server.getClientVersion() === undefined) return;
   const send =
     kind === 'tools'
       ? server.sendToolListChanged()

@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync } from 'node:fs';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expireDueApprovals } from '@agov/domain';
@@ -80,6 +81,19 @@ describe('a downstream server that fails', () => {
     expect(hung.isError).toBe(true);
     expect(textOf(hung)).toMatch(/^The tool failed: no answer within 1 s/);
     expect((await trace(t, governed, traceIdIn(hung))).final_outcome).toBe('blocked');
+  });
+});
+
+describe('a server whose tools change', () => {
+  it('has its tools/list_changed relayed, and the new tool listed and governed', async () => {
+    const { client } = await gateway();
+    const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+    expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('bad__fresh');
+    await client.callTool({ name: 'bad__add_tool', arguments: { name: 'fresh' } });
+    await changed;
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('bad__fresh');
+    expect(textOf(await client.callTool({ name: 'bad__fresh', arguments: {} }))).toBe('fresh ran');
+    expect(await newestTrace(t, governed)).toMatchObject({ resource_scope: 'fresh', final_outcome: 'executed' });
   });
 });
 
