@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { approvalRequests, traces } from '@agov/db';
+import { actionDigest } from '@agov/domain';
 import {
   expectErrorBody,
   expectInvalidBody,
@@ -342,6 +343,13 @@ describe('GET /api/v1/agents/:id', () => {
         flagReason: 'needs review',
         status,
         contextSnapshot: {},
+        actionDigest: actionDigest({
+          agent_id: agent.id,
+          operation: 'op',
+          target_integration: 'erp',
+          resource_scope: 'invoices/1',
+          data_classification: 'internal',
+        }),
         expiresAt: new Date(now + hour),
         requestedAt: new Date(now),
       });

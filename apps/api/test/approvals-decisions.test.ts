@@ -133,6 +133,7 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
       decided_at: approved.decided_at,
       approver_name: 'Ada Admin',
       decision_note: null,
+      action_digest: pending.action_digest,
     });
   });
 

@@ -140,7 +140,14 @@ describe('expiry', () => {
     clock.advance(2_000);
     const status = await api.get(tenant.runtimeKey, `/api/v1/approvals/${polled.id}/status`);
     expect(status.statusCode).toBe(200);
-    expect(status.json()).toEqual({ id: polled.id, status: 'expired', decided_at: null, approver_name: null, decision_note: null });
+    expect(status.json()).toEqual({
+      id: polled.id,
+      status: 'expired',
+      decided_at: null,
+      approver_name: null,
+      decision_note: null,
+      action_digest: polled.action_digest,
+    });
     await expectExpired(tenant, polled);
 
     const { tenant: second, agent: secondAgent } = await approvalRequired(t.app, { max_session_ttl: 1 });

@@ -39,6 +39,7 @@ describe('GET /api/v1/approvals/:id/status?wait=N', () => {
       decided_at: ISO_TIME,
       approver_name: 'Rita Reviewer',
       decision_note: null,
+      action_digest: pending.action_digest,
     });
     expect(response.body).toBe((await api.get(tenant.runtimeKey, statusUrl(pending.id))).body);
     expect(t.runtime.deps.approvalWaiters.size).toBe(0);
@@ -87,7 +88,14 @@ describe('GET /api/v1/approvals/:id/status?wait=N', () => {
     const pending = await requestApproval(t.app, tenant, agent.id);
     const response = await api.get(tenant.runtimeKey, statusUrl(pending.id, 1));
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ id: pending.id, status: 'pending', decided_at: null, approver_name: null, decision_note: null });
+    expect(response.json()).toEqual({
+      id: pending.id,
+      status: 'pending',
+      decided_at: null,
+      approver_name: null,
+      decision_note: null,
+      action_digest: pending.action_digest,
+    });
     expect(t.runtime.deps.approvalWaiters.size).toBe(0);
   });
 

@@ -1,10 +1,23 @@
 import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { outbox } from '@agov/db';
+import { actionDigest } from '../../../packages/sdk/src/index.js';
 import { expectErrorBody, expectInvalidQuery, ISO_TIME, MALFORMED_ID, notFound } from './assertions.js';
 import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
 import { useTestApp, sessionWithRole, signupTenant, TestClock, type Tenant } from './harness.js';
-import { APPROVAL_RATIONALE, type Approval, approvalRequired, decide, evaluate, requestApproval } from './scenarios.js';
+import {
+  APPROVAL_RATIONALE,
+  type Approval,
+  approvalEffectsOf,
+  approvalRequired,
+  decide,
+  decision,
+  evaluate,
+  evaluation,
+  requestApproval,
+} from './scenarios.js';
 
 // One app whose clock the list test moves forward; every test makes its own tenant.
 const clock = new TestClock();
@@ -37,6 +50,7 @@ describe('GET /api/v1/approvals and /count', () => {
           flag_reason: APPROVAL_RATIONALE,
           status: 'pending',
           context_snapshot: { ticket: 'OPS-7', amount: 12 },
+          action_digest: await actionDigest({ ...action(agent.id), context: { ticket: 'OPS-7', amount: 12 } }),
           expires_at: ISO_TIME,
           requested_at: ISO_TIME,
           decided_at: null,
@@ -174,6 +188,7 @@ describe('GET /api/v1/approvals/:id and /status', () => {
       decided_at: null,
       approver_name: null,
       decision_note: null,
+      action_digest: pending.action_digest,
     });
     const denied = (
       await decide(t.app, tenant.admin, pending.id, 'deny', { approver_name: 'Rita Reviewer', decision_note: 'Not this week.' })
@@ -186,6 +201,7 @@ describe('GET /api/v1/approvals/:id and /status', () => {
       decided_at: denied.decided_at,
       approver_name: 'Rita Reviewer',
       decision_note: 'Not this week.',
+      action_digest: pending.action_digest,
     });
     const detail = (await api.get(tenant.runtimeKey, `/api/v1/approvals/${pending.id}`)).json().data;
     expect(detail).toMatchObject({
@@ -209,5 +225,78 @@ describe('GET /api/v1/approvals/:id and /status', () => {
     }
     // Nothing the other tenant did touched the request.
     expect((await api.get(tenant.runtimeKey, `/api/v1/approvals/${foreign.id}/status`)).json().status).toBe('pending');
+  });
+});
+
+describe('action_digest', () => {
+  const CONTEXT = {
+    change: { files: ['src/app.ts', 'docs/ünïcode.md'], lines: { added: 12, removed: 3.5 } },
+    ticket: 'OPS-7',
+    urgent: null,
+  };
+
+  it('is the SDK’s digest of the evaluated action on the list, the detail, the status poll and every approval webhook', async () => {
+    const { tenant, agent } = await approvalRequired(t.app, { max_session_ttl: 60 });
+    const hooks = await api.post(tenant.admin, '/api/v1/webhooks', {
+      url: 'https://93.184.215.14/approvals',
+      events: ['approval.requested', 'approval.approved', 'approval.denied', 'approval.expired'],
+    });
+    expect(hooks.statusCode, hooks.body).toBe(201);
+    const requested = { ...action(agent.id), context: CONTEXT };
+    const expected = await actionDigest(requested);
+    const [approved, denied, expired] = [
+      await requestApproval(t.app, tenant, agent.id, CONTEXT),
+      await requestApproval(t.app, tenant, agent.id, CONTEXT),
+      await requestApproval(t.app, tenant, agent.id, CONTEXT),
+    ] as [Approval, Approval, Approval];
+    expect(approved.action_digest).toBe(expected);
+
+    const detail = (await api.get(tenant.runtimeKey, `/api/v1/approvals/${approved.id}`)).json().data;
+    expect(detail.action_digest).toBe(expected);
+    expect((await api.get(tenant.runtimeKey, `/api/v1/approvals/${approved.id}/status`)).json().action_digest).toBe(expected);
+
+    await decision(t.app, tenant, approved.id, 'approve', { approver_name: 'Rita Reviewer' });
+    await decision(t.app, tenant, denied.id, 'deny', { approver_name: 'Rita Reviewer' });
+    clock.advance(61_000);
+    try {
+      // Reading an overdue request expires it on the spot.
+      expect((await api.get(tenant.runtimeKey, `/api/v1/approvals/${expired.id}/status?wait=1`)).json()).toMatchObject({
+        status: 'expired',
+        action_digest: expected,
+      });
+    } finally {
+      clock.advance(-61_000);
+    }
+    const waited = await api.get(tenant.runtimeKey, `/api/v1/approvals/${approved.id}/status?wait=1`);
+    expect(waited.json()).toMatchObject({ status: 'approved', action_digest: expected });
+
+    const { webhooks } = await approvalEffectsOf(t, tenant.tenantId);
+    expect(webhooks.map((payload) => [payload.event, (payload.data as { approval: Approval }).approval.action_digest])).toEqual([
+      ['approval.approved', expected],
+      ['approval.denied', expected],
+      ['approval.expired', expected],
+    ]);
+    const effects = await t.runtime.database.db.select().from(outbox).where(eq(outbox.tenantId, tenant.tenantId));
+    const requestedHooks = effects.filter((row) => row.kind === 'webhook' && row.payload.event === 'approval.requested');
+    expect(requestedHooks.map((row) => (row.payload.data as { approval: Approval }).approval.action_digest)).toEqual([
+      expected,
+      expected,
+      expected,
+    ]);
+  });
+
+  it('is computed over {} when evaluate had no context, and changes with the context', async () => {
+    const { tenant, agent } = await approvalRequired(t.app);
+    const bare = await evaluation(t.app, tenant, action(agent.id));
+    const withEmpty = await evaluation(t.app, tenant, { ...action(agent.id), context: {} });
+    const withContext = await evaluation(t.app, tenant, { ...action(agent.id), context: { ticket: 'OPS-7' } });
+    const digestOf = async (evaluated: { approval_request_id: string | null }) =>
+      (await api.get(tenant.runtimeKey, `/api/v1/approvals/${evaluated.approval_request_id}`)).json().data.action_digest;
+
+    expect(await digestOf(bare)).toBe(await actionDigest({ ...action(agent.id), context: {} }));
+    expect(await digestOf(bare)).toBe(await actionDigest(action(agent.id)));
+    expect(await digestOf(withEmpty)).toBe(await digestOf(bare));
+    expect(await digestOf(withContext)).toBe(await actionDigest({ ...action(agent.id), context: { ticket: 'OPS-7' } }));
+    expect(await digestOf(withContext)).not.toBe(await digestOf(bare));
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { actionDigest } from '@agov/domain';
 import { useEmbeddedService } from '../../../test/embedded-service.js';
 import { action, agentBody, policyBody } from './fixtures.js';
 
@@ -59,7 +60,14 @@ describe('embedded mode, built service on a real port', () => {
     stillPending = { id: next.body.approval_request_id, auth: runtime };
     expect(await answer).toEqual({
       status: 200,
-      body: { id, status: 'approved', decided_at: expect.any(String), approver_name: 'Wa', decision_note: null },
+      body: {
+        id,
+        status: 'approved',
+        decided_at: expect.any(String),
+        approver_name: 'Wa',
+        decision_note: null,
+        action_digest: actionDigest(action(agent.id)),
+      },
     });
   });
 

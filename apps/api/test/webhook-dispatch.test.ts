@@ -3,6 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { outbox, webhookDeliveries } from '@agov/db';
+import { actionDigest } from '../../../packages/sdk/src/index.js';
 import { FAST_DISPATCH_ENV, FAST_RETRY_DELAYS_MS } from '../../../test/processes.js';
 import { eventually, startReceiver, type Receiver } from '../../../test/receiver.js';
 import { client } from './client.js';
@@ -84,6 +85,7 @@ describe.each(Object.entries(DISPATCH_DATABASES))('dispatch on %s', (_name, data
         data: { approval: listed },
       });
       expect(Object.keys(envelope)).toEqual(['id', 'event', 'timestamp', 'tenant_id', 'data']);
+      expect(envelope.data.approval.action_digest).toBe(await actionDigest(action(agent.id)));
 
       const [delivery] = await eventually(async () => {
         const rows = await deliveries(tenant, endpoint.id);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { actionDigest } from '../../../packages/sdk/src/index.js';
 import { action, agentBody, policyBody } from '../../api/test/fixtures.js';
 import {
   evaluateAs,
@@ -77,6 +78,8 @@ describe('reviewing an approval from request to export', () => {
     await page.getByRole('heading', { name: 'Approval: write' }).waitFor();
     expect(await page.getByText('Repository writes need a human.').count()).toBe(1);
     expect(await page.locator('section > pre.json').textContent()).toBe(JSON.stringify({ ticket: 'OPS-7' }, null, 2));
+    const digest = page.locator('dd', { has: page.getByRole('button', { name: 'Copy digest' }) }).locator('code');
+    expect(await digest.textContent()).toBe(await actionDigest({ ...action(agent.id), context: { ticket: 'OPS-7' } }));
     await expectAccessible(page);
     await screenshot(page, 'approval-detail');
 

@@ -67,6 +67,7 @@ export {
 } from './policy/rule-store.js';
 
 // Evaluation: the decision with its trace, and the dry run that writes nothing.
+export { actionDigest, type DigestedAction } from './evaluation/action-digest.js';
 export { dryRun } from './evaluation/decide.js';
 export { evaluate } from './evaluation/evaluate.js';
 export { evaluationWriter } from './evaluation/evaluation-writer.js';

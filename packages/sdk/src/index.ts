@@ -1,3 +1,4 @@
+export { actionDigest, type DigestedAction } from './action-digest.js';
 export {
   type Action,
   type CallOptions,

@@ -1,9 +1,5 @@
-import canonicalizeModule from 'canonicalize';
+import { canonicalize, sha256 } from './canonical-hash.js';
 import type { Schema } from './schemas.js';
-
-// canonicalize is CommonJS (`module.exports = serialize`) while its typings declare an ES
-// default export; every runtime hands an ES import the function itself.
-const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
 
 /** An audit event as the trace detail and the trace export show it. */
 export type TraceEvent = Schema<'TraceEvent'>;
@@ -38,8 +34,7 @@ export async function eventHash(previousHash: string, traceId: string, event: Tr
     metadata: event.metadata,
   });
   if (canonical === undefined) throw new InvalidExportError(`event ${event.id} has no canonical JSON form`);
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${previousHash}\n${canonical}`));
-  return `sha256:${Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+  return sha256(`${previousHash}\n${canonical}`);
 }
 
 export interface TraceVerification {

@@ -34,15 +34,17 @@ describe('the packed package', () => {
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(dir, packed.filename)]);
 
-    // The README's worked example of the hash chain, and a signature made with Node's own HMAC.
+    // The README's worked examples of the hash chain and the action digest, and a signature made with Node's own HMAC.
     writeFileSync(
       join(dir, 'check.mjs'),
       `import { createHmac } from 'node:crypto';
-import { createClient, eventHash, verifyWebhook, GovernanceError, ActionDenied } from '@agov/sdk';
+import { actionDigest, createClient, eventHash, verifyWebhook, GovernanceError, ActionDenied } from '@agov/sdk';
 const event = { id: 'a1b2c3d4-0001-4e5f-8a9b-0c1d2e3f4a51', event_type: 'trace_initiated', actor_type: 'agent', actor_name: 'invoice-bot',
   description: 'Trace started for write on github', status: 'started', timestamp: '2024-05-01T12:00:00.000Z', policy_version: null,
   approval_request_id: null, metadata: { operation: 'write', resource_scope: 'repo/main/*' }, integrity_hash: null };
 console.log(await eventHash('', '3f0c9a52-6d1e-4b7a-9c2f-8e5d4a1b7c60', event));
+console.log(await actionDigest({ agent_id: '3f0c9a52-6d1e-4b7a-9c2f-8e5d4a1b7c60', operation: 'write', target_integration: 'github',
+  resource_scope: 'repo/main/*', data_classification: 'internal', context: { ticket: 'OPS-7' } }));
 const secret = 'a'.repeat(64), body = '{"id":"e1","event":"test","timestamp":"t","tenant_id":"x","data":{}}';
 const signature = 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
 console.log((await verifyWebhook(body, { 'x-webhook-signature': signature, 'x-webhook-timestamp': new Date().toISOString() }, secret)).event);
@@ -50,7 +52,8 @@ console.log(typeof createClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'ai_x' 
 `,
     );
     expect(run(process.execPath, ['check.mjs'])).toBe(
-      'sha256:0ff2232a7d85b5a1ebc6f11411bfadf695516745063b3299393c343483f2455b\ntest\nfunction true ActionDenied\n',
+      'sha256:0ff2232a7d85b5a1ebc6f11411bfadf695516745063b3299393c343483f2455b\n' +
+        'sha256:e0de5070a50d11d8c338d8dcb66dd3b88bc529e7b2b7abbb38a7644ae64a0c5e\ntest\nfunction true ActionDenied\n',
     );
 
     writeFileSync(

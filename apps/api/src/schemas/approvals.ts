@@ -30,6 +30,13 @@ export const DecisionBody = Body({
 
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 
+const ActionDigest = Type.String({
+  pattern: '^sha256:[0-9a-f]{64}$',
+  examples: ['sha256:e0de5070a50d11d8c338d8dcb66dd3b88bc529e7b2b7abbb38a7644ae64a0c5e'],
+  description:
+    'sha256 of the JCS (RFC 8785) form of {agent_id, operation, target_integration, resource_scope, data_classification, context}, the action as the approval shows it (context {} when none): a tool can check that the action it runs is the one approved',
+});
+
 export const Approval = Type.Object(
   {
     id: Type.String(),
@@ -46,6 +53,7 @@ export const Approval = Type.Object(
     flag_reason: Type.String(),
     status: ApprovalStatus,
     context_snapshot: JsonObjectOut,
+    action_digest: ActionDigest,
     expires_at: Timestamp,
     requested_at: Timestamp,
     decided_at: NullableTimestamp,
@@ -84,6 +92,7 @@ export const ApprovalStatusResponse = Type.Object(
     decided_at: NullableTimestamp,
     approver_name: nullableString,
     decision_note: nullableString,
+    action_digest: ActionDigest,
   },
   { title: 'ApprovalStatus' },
 );

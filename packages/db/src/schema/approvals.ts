@@ -27,6 +27,8 @@ export const approvalRequests = pgTable(
     /** Who called evaluate for this request, as the service authenticated them (`identityOf`); null before it was recorded. */
     requestedByIdentity: text('requested_by_identity'),
     contextSnapshot: jsonb('context_snapshot').$type<Record<string, unknown>>().notNull(),
+    /** `actionDigest` of the action and its context, as evaluate computed it (README, "Action digest"). */
+    actionDigest: text('action_digest').notNull(),
     expiresAt: at('expires_at').notNull(),
     requestedAt: at('requested_at').notNull(),
     decidedAt: at('decided_at'),

@@ -9,6 +9,7 @@ import type { DecisionInputs } from '../caches/decision-inputs.js';
 import type { PolicyEffect } from '../policy/matching.js';
 import { riskClassification, type RiskClassification } from '../policy/risk.js';
 import { presentApproval } from '../presenters/approvals.js';
+import { actionDigest } from './action-digest.js';
 import { decide, loadDecisionInputs, type Decision, type EvaluationRequest } from './decide.js';
 import { evaluationEvents } from './evaluation-events.js';
 
@@ -136,6 +137,7 @@ function approvalFor(
     status: 'pending',
     requestedByIdentity: requestedBy,
     contextSnapshot: context,
+    actionDigest: actionDigest({ ...input, agent_id: agent.id, context }),
     expiresAt: new Date(now.getTime() + ttlSeconds * 1000),
     requestedAt: now,
     decidedAt: null,

@@ -17,6 +17,7 @@ export const presentApproval = (approval: ApprovalRow) => ({
   flag_reason: approval.flagReason,
   status: approval.status,
   context_snapshot: approval.contextSnapshot,
+  action_digest: approval.actionDigest,
   expires_at: iso(approval.expiresAt),
   requested_at: iso(approval.requestedAt),
   decided_at: isoOrNull(approval.decidedAt),
@@ -24,13 +25,14 @@ export const presentApproval = (approval: ApprovalRow) => ({
   decision_note: approval.decisionNote,
 });
 
-/** The lightweight poll: where the request stands and who decided it. */
+/** The lightweight poll: where the request stands, who decided it, and which action it is for. */
 export const presentApprovalStatus = (approval: ApprovalRow) => ({
   id: approval.id,
   status: approval.status,
   decided_at: isoOrNull(approval.decidedAt),
   approver_name: approval.approverName,
   decision_note: approval.decisionNote,
+  action_digest: approval.actionDigest,
 });
 
 /**

@@ -1470,6 +1470,11 @@ export interface components {
             context_snapshot: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * @description sha256 of the JCS (RFC 8785) form of {agent_id, operation, target_integration, resource_scope, data_classification, context}, the action as the approval shows it (context {} when none): a tool can check that the action it runs is the one approved
+             * @example sha256:e0de5070a50d11d8c338d8dcb66dd3b88bc529e7b2b7abbb38a7644ae64a0c5e
+             */
+            action_digest: string;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -1532,6 +1537,11 @@ export interface components {
             context_snapshot: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * @description sha256 of the JCS (RFC 8785) form of {agent_id, operation, target_integration, resource_scope, data_classification, context}, the action as the approval shows it (context {} when none): a tool can check that the action it runs is the one approved
+             * @example sha256:e0de5070a50d11d8c338d8dcb66dd3b88bc529e7b2b7abbb38a7644ae64a0c5e
+             */
+            action_digest: string;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -1591,6 +1601,11 @@ export interface components {
             decided_at: string | null;
             approver_name: string | null;
             decision_note: string | null;
+            /**
+             * @description sha256 of the JCS (RFC 8785) form of {agent_id, operation, target_integration, resource_scope, data_classification, context}, the action as the approval shows it (context {} when none): a tool can check that the action it runs is the one approved
+             * @example sha256:e0de5070a50d11d8c338d8dcb66dd3b88bc529e7b2b7abbb38a7644ae64a0c5e
+             */
+            action_digest: string;
         };
         AuditBatchWebhook: {
             /**
@@ -6261,6 +6276,7 @@ export interface operations {
                      *           "flag_reason": "text",
                      *           "status": "pending",
                      *           "context_snapshot": {},
+                     *           "action_digest": "sha256:e0de5070a50d11d8c338d8dcb66dd3b88bc529e7b2b7abbb38a7644ae64a0c5e",
                      *           "expires_at": "2026-11-26T10:15:30.000Z",
                      *           "requested_at": "2026-11-26T10:15:30.000Z",
                      *           "decided_at": "2026-11-26T10:15:30.000Z",
@@ -6606,6 +6622,7 @@ export interface operations {
                      *         "flag_reason": "text",
                      *         "status": "pending",
                      *         "context_snapshot": {},
+                     *         "action_digest": "sha256:e0de5070a50d11d8c338d8dcb66dd3b88bc529e7b2b7abbb38a7644ae64a0c5e",
                      *         "expires_at": "2026-11-26T10:15:30.000Z",
                      *         "requested_at": "2026-11-26T10:15:30.000Z",
                      *         "decided_at": "2026-11-26T10:15:30.000Z",
@@ -6825,7 +6842,8 @@ export interface operations {
                      *       "status": "pending",
                      *       "decided_at": "2026-11-26T10:15:30.000Z",
                      *       "approver_name": "text",
-                     *       "decision_note": "text"
+                     *       "decision_note": "text",
+                     *       "action_digest": "sha256:e0de5070a50d11d8c338d8dcb66dd3b88bc529e7b2b7abbb38a7644ae64a0c5e"
                      *     }
                      */
                     "application/json": components["schemas"]["ApprovalStatus"];
@@ -7036,6 +7054,7 @@ export interface operations {
                      *         "flag_reason": "text",
                      *         "status": "pending",
                      *         "context_snapshot": {},
+                     *         "action_digest": "sha256:e0de5070a50d11d8c338d8dcb66dd3b88bc529e7b2b7abbb38a7644ae64a0c5e",
                      *         "expires_at": "2026-11-26T10:15:30.000Z",
                      *         "requested_at": "2026-11-26T10:15:30.000Z",
                      *         "decided_at": "2026-11-26T10:15:30.000Z",
@@ -7317,6 +7336,7 @@ export interface operations {
                      *         "flag_reason": "text",
                      *         "status": "pending",
                      *         "context_snapshot": {},
+                     *         "action_digest": "sha256:e0de5070a50d11d8c338d8dcb66dd3b88bc529e7b2b7abbb38a7644ae64a0c5e",
                      *         "expires_at": "2026-11-26T10:15:30.000Z",
                      *         "requested_at": "2026-11-26T10:15:30.000Z",
                      *         "decided_at": "2026-11-26T10:15:30.000Z",

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../../api/client';
 import { StatusBadge } from '../../ui/Badge';
+import { CopyButton } from '../../ui/CopyButton';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { PageHeader } from '../../ui/PageHeader';
 import { Time } from '../../ui/Time';
@@ -109,6 +110,16 @@ export function ApprovalPage() {
       </div>
       <h2>Context the agent sent</h2>
       <pre className="json">{JSON.stringify(a.context_snapshot, null, 2)}</pre>
+      <dl className="facts action-digest">
+        <dt>Action digest</dt>
+        <dd>
+          <code>{a.action_digest}</code> <CopyButton value={a.action_digest} label="Copy digest" />
+        </dd>
+      </dl>
+      <p className="muted">
+        SHA-256 of the agent, operation, integration, resource, classification and this context: a tool can check that the action it runs
+        has this digest.
+      </p>
       <h2>
         Trace <Link to={`/traces/${a.trace_id}`}>open</Link>
       </h2>
