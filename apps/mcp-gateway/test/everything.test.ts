@@ -1,7 +1,9 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../test/processes.js';
 import { useTestApp } from '../../api/test/harness.js';
 import {
   type Connected,
@@ -24,9 +26,10 @@ const t = useTestApp();
 let governed: GovernedTenant;
 let gateway: Connected;
 let direct: Client;
+let apiUrl: string;
 
 beforeAll(async () => {
-  const url = await listening(t);
+  apiUrl = await listening(t);
   governed = await governedTenant(t, 'everything');
   await governed.rule({ operation: 'execute', policy_effect: 'allow', priority: 10 });
   await governed.rule({
@@ -38,7 +41,7 @@ beforeAll(async () => {
   });
   gateway = await stdioGateway(
     configFile(`
-governance: { url: ${url}, api_key: \${AGOV_API_KEY}, agent_id: ${governed.agentId} }
+governance: { url: ${apiUrl}, api_key: \${AGOV_API_KEY}, agent_id: ${governed.agentId} }
 servers:
   everything:
     command: ${process.execPath}
@@ -165,5 +168,43 @@ describe('server-everything behind the gateway', () => {
     controller.abort();
     await expect(call).rejects.toThrow(/abort/i);
     await expect.poll(async () => (await newestTrace(t, governed)).final_outcome).toBe('blocked');
+  });
+});
+
+describe('a downstream server reached over Streamable HTTP', () => {
+  let server: ChildProcess;
+  let remote: Connected;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    server = spawn(process.execPath, [EVERYTHING_SERVER, 'streamableHttp'], {
+      env: { PATH: process.env.PATH, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.stderr!.on('data', (chunk: Buffer) => chunk.toString().includes('listening on port') && resolve());
+      server.once('exit', (code) => reject(new Error(`server-everything exited with ${code}`)));
+    });
+    remote = await stdioGateway(
+      configFile(`
+governance: { url: ${apiUrl}, api_key: \${AGOV_API_KEY}, agent_id: ${governed.agentId} }
+servers:
+  everything:
+    url: http://127.0.0.1:${port}/mcp
+`),
+      { AGOV_API_KEY: governed.tenant.runtimeKey.apiKey },
+    );
+  });
+
+  afterAll(async () => {
+    await remote?.close();
+    server?.kill('SIGTERM');
+  });
+
+  it('lists its tools and governs their calls as over stdio', async () => {
+    expect((await remote.client.listTools()).tools.map((tool) => tool.name)).toContain('everything__echo');
+    expect(textOf(await remote.client.callTool({ name: through('echo'), arguments: { message: 'over http' } }))).toBe('Echo: over http');
+    const denied = await remote.client.callTool({ name: through('get-env'), arguments: {} });
+    expect(textOf(denied)).toMatch(/^Denied by policy: The environment may hold secrets\./);
   });
 });
