@@ -83,7 +83,8 @@ export async function seedTenant(base: string, webhookUrl: string | null) {
   };
 }
 
-const agentBody = (name: string) => ({
+/** A complete agent create body for a bench agent named `name`. */
+export const agentBody = (name: string) => ({
   name,
   description: 'bench agent',
   owner_name: 'Bench',
