@@ -94,6 +94,8 @@ class KeyCheck {
     try {
       const [tenant, expected] = await Promise.all([this.tenantOf(key), this.configuredTenant()]);
       if (tenant !== expected) return 'unauthorized';
+      // Lapsed entries go as new ones come, so the map holds only the keys of the last KEY_TRUST_MS.
+      for (const [known, until] of this.trusted) if (until <= Date.now()) this.trusted.delete(known);
       this.trusted.set(keyDigest, Date.now() + KEY_TRUST_MS);
       return 'ok';
     } catch (error) {
