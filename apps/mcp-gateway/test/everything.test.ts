@@ -149,8 +149,14 @@ describe('server-everything behind the gateway', () => {
       call(gateway.client, through('trigger-long-running-operation')),
       call(direct, 'trigger-long-running-operation'),
     ]);
-    expect(directCall.progress.length).toBeGreaterThanOrEqual(3);
-    expect(governedCall).toEqual(directCall);
+    expect(governedCall.result).toEqual(directCall.result);
+    // The server's last notification races its own result, directly as through the gateway,
+    // so either may end one step short; what arrives is the server's numbering, in order.
+    for (const { progress } of [governedCall, directCall])
+      expect([
+        [1, 2, 3],
+        [1, 2, 3, 4],
+      ]).toContainEqual(progress);
   });
 
   it('passes a cancellation on, and records the call as failed', async () => {

@@ -24,7 +24,9 @@ import {
 
 /** What goes wrong around a governed call: the tool, the governance API, the reviewer, the client. */
 const clock = new TestClock();
-const t = useTestApp({ clock });
+// A database of its own: expiring approvals acts on every tenant, so another file expiring
+// its own would take this file's approval, and the other way round.
+const t = useTestApp({ clock, ownDatabase: true });
 const markers = mkdtempSync(join(tmpdir(), 'agov-mcp-markers-'));
 let apiUrl: string;
 let governed: GovernedTenant;
