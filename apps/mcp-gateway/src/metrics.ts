@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 /** What a tool call came to: a decision, or why there was none. */
@@ -34,21 +32,3 @@ export function createMetrics(): GatewayMetrics {
     },
   };
 }
-
-/** `GET /metrics` in Prometheus' text format on its own port, as the API and the worker serve theirs. */
-export async function serveMetrics(metrics: GatewayMetrics, host: string, port: number): Promise<Server> {
-  const server = createServer((request, response) => {
-    if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
-      response.writeHead(404).end();
-      return;
-    }
-    metrics.registry.metrics().then(
-      (text) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
-      () => response.writeHead(500).end(),
-    );
-  });
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
-  return server;
-}
-
-export const portOf = (server: Server) => (server.address() as AddressInfo).port;

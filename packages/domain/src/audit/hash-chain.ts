@@ -1,10 +1,5 @@
 import { createHash } from 'node:crypto';
-import canonicalizeModule from 'canonicalize';
-
-// canonicalize is CommonJS (`module.exports = serialize`) but its typings declare an ES
-// default export, so under NodeNext TypeScript sees a namespace where Node hands us the
-// function. The cast states what Node actually provides.
-const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
+import { canonicalize } from '../support/canonical-json.js';
 
 /** The fields of an audit event covered by its integrity hash, exactly as the API returns them. */
 export interface ChainedEvent {

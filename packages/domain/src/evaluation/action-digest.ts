@@ -1,9 +1,5 @@
 import { createHash } from 'node:crypto';
-import canonicalizeModule from 'canonicalize';
-
-// canonicalize is CommonJS with typings that declare an ES default export (see audit/hash-chain.ts);
-// given an object it always answers a string.
-const canonicalize = canonicalizeModule as unknown as (input: object) => string;
+import { canonicalize } from '../support/canonical-json.js';
 
 /** The action an approval is asked for, in evaluate's field names. */
 export interface DigestedAction {
@@ -38,5 +34,6 @@ export function actionDigest(action: DigestedAction): string {
       context: action.context ?? {},
     }),
   );
-  return `sha256:${createHash('sha256').update(canonicalize(hashed)).digest('hex')}`;
+  // An object always has a canonical form.
+  return `sha256:${createHash('sha256').update(canonicalize(hashed)!).digest('hex')}`;
 }
