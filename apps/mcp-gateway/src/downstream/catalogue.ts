@@ -78,11 +78,12 @@ export class Catalogue {
   }
 
   private async merged<K extends keyof Listing>(kind: K, rename: (server: Downstream, item: Listing[K][number]) => Listing[K][number]) {
-    const lists = await Promise.all([...this.downstreams.values()].map((server) => this.listOf(server, kind)));
-    return lists.flatMap((list, index) => {
-      const server = [...this.downstreams.values()][index]!;
-      return (list as Listing[K][number][]).map((item) => rename(server, item));
-    }) as Listing[K];
+    const lists = await Promise.all(
+      [...this.downstreams.values()].map(async (server) =>
+        ((await this.listOf(server, kind)) as Listing[K][number][]).map((item) => rename(server, item)),
+      ),
+    );
+    return lists.flat() as Listing[K];
   }
 
   private listOf<K extends keyof Listing>(server: Downstream, kind: K): Promise<Listing[K]> {
