@@ -6,8 +6,11 @@
  *
  * Each evaluate scenario runs in turns: with no worker (effects pile up in the outbox), and
  * with a worker process consuming from Redis, alternating in ABBA order so that whatever else
- * the machine does falls on both sides alike. After each turn a worker finishes what is left,
- * timed, so no turn inherits work from another; the bench reports the effects left when the
+ * the machine does falls on both sides alike. evaluate → allow takes its turns together with the
+ * same call for an agent that also has a shadow rule that would deny it (the most a shadow rule
+ * costs: its pass runs and a row is recorded on every call), and with the same call for a tenant
+ * that turned on grants for allowed actions (a signature and a row on every call); the bench
+ * reports their ratios to it. After each turn a worker finishes what is left, timed, so no turn inherits work from another; the bench reports the effects left when the
  * load stopped, how long they took, and the ratio of the two sides' rates, overall and per
  * round. Every response must be 2xx and a sample of bodies must carry the expected decision,
  * or the bench fails.
@@ -32,7 +35,7 @@ import { createInterface } from 'node:readline';
 import { dropRedisPrefixes, freePort } from '../test/processes.js';
 import { startReceiver } from '../test/receiver.js';
 import { connections, drive, duration, inTurn, mean, ratioOf, rounds, type Scenario, WARM_UP_S } from './load.js';
-import { build, cpuPerRequest, root, freshDatabase, outboxWatch, startService, startWorker } from './support.js';
+import { build, call, cpuPerRequest, root, freshDatabase, outboxWatch, startService, startWorker } from './support.js';
 import { seedTenant } from './tenant.js';
 
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -99,27 +102,49 @@ async function main() {
   try {
     const base = service.url;
     const seed = await seedTenant(base, receiver.url);
+    // A tenant like the first with grants on every allow: what signing one costs.
+    const granting = await seedTenant(base, null);
+    await call(base, '/api/v1/settings/grants', { method: 'PUT', headers: granting.headers, body: { issue_on_allow: true } });
     console.log(`\nPostgreSQL synchronous_commit=${synchronous_commit}; ${connections} connections\n`);
     // The worker's side comes before the bare side in the first round: it delivers the envelope the bare side posts.
-    const evaluations: { scenario: Scenario; sides: readonly Side[] }[] = [
+    // Scenarios listed together take turns with one another as well as with their sides, so that their rates compare.
+    const allow: Scenario = {
+      title: 'evaluate → allow',
+      path: '/api/v1/evaluate',
+      body: seed.allowAction,
+      expect: (b) => b.decision === 'allow',
+    };
+    const evaluations: { scenarios: readonly Scenario[]; sides: readonly Side[] }[] = [
       {
-        scenario: { title: 'evaluate → allow', path: '/api/v1/evaluate', body: seed.allowAction, expect: (b) => b.decision === 'allow' },
+        scenarios: [
+          allow,
+          { ...allow, title: 'evaluate → allow, a shadow rule would deny', body: seed.shadowAction },
+          {
+            title: 'evaluate → allow with a grant',
+            path: '/api/v1/evaluate',
+            body: granting.allowAction,
+            auth: granting.auth,
+            expect: (b) => b.decision === 'allow' && typeof b.grant === 'string',
+          },
+        ],
         sides: ['none', 'worker'],
       },
       {
-        scenario: {
-          title: 'evaluate → approval_required',
-          path: '/api/v1/evaluate',
-          body: seed.approvalAction,
-          expect: (b) => b.decision === 'approval_required',
-        },
+        scenarios: [
+          {
+            title: 'evaluate → approval_required',
+            path: '/api/v1/evaluate',
+            body: seed.approvalAction,
+            expect: (b) => b.decision === 'approval_required',
+          },
+        ],
         sides: ['none', 'worker', 'bare'],
       },
     ];
     const outbox = outboxWatch(database.url);
     // A cold process would make whichever run comes first look slow: warm up, then start
     // from an empty outbox.
-    for (const { scenario } of evaluations) await drive(base, seed.auth, scenario, WARM_UP_S);
+    for (const scenario of evaluations.flatMap((evaluation) => evaluation.scenarios)) await drive(base, seed.auth, scenario, WARM_UP_S);
     await outbox.clear();
 
     const setWorker = async (wanted: boolean) => {
@@ -131,16 +156,18 @@ async function main() {
     };
     const rows = [];
     const ratios = [];
-    for (const { scenario, sides } of evaluations) {
-      const turns: Record<Side, Turn[]> = { none: [], worker: [], bare: [] };
+    for (const { scenarios, sides } of evaluations) {
+      const turns = new Map(scenarios.map((scenario) => [scenario, { none: [], worker: [], bare: [] } as Record<Side, Turn[]>]));
+      const order = sides.flatMap((side) => scenarios.map((scenario) => ({ scenario, side })));
       for (let round = 0; round < rounds; round += 1) {
-        for (const side of inTurn(sides, round)) {
+        for (const { scenario, side } of inTurn(order, round)) {
+          const ofScenario = turns.get(scenario)!;
           await setWorker(side === 'worker');
           const before = receiver.received.length;
           // As many posts a second as the worker delivered (its side precedes this one in the first round).
           const bare =
             side === 'bare'
-              ? await startBareSender(bareReceiver.url, receiver.received.at(-1)!.body, mean(turns.worker.map((turn) => turn.rate)))
+              ? await startBareSender(bareReceiver.url, receiver.received.at(-1)!.body, mean(ofScenario.worker.map((turn) => turn.rate)))
               : null;
           // The bare sender stands where the worker would: its CPU is counted as the worker's.
           const deliverer = worker ?? bare;
@@ -154,7 +181,7 @@ async function main() {
             console.log(
               `A worker started on a backlog of ${left} effects finished them in ${drainedS.toFixed(1)} s (${Math.round(left / drainedS)} effects/s).`,
             );
-          turns[side].push({
+          ofScenario[side].push({
             rate: row['requests/s'],
             p99: row['p99 ms'],
             cpu,
@@ -164,11 +191,21 @@ async function main() {
           });
         }
       }
-      for (const side of sides) rows.push(summary(scenario.title, side, turns[side]));
-      for (const side of sides.slice(1)) {
-        const rates = (of: Side) => turns[of].map((turn) => turn.rate);
-        const { overall, perRound } = ratioOf(rates(side), rates('none'));
-        ratios.push(`${scenario.title}, ${SIDE_NAMES[side]}: ${overall.toFixed(2)} (per round ${perRound})`);
+      const rates = (scenario: Scenario, side: Side) => turns.get(scenario)![side].map((turn) => turn.rate);
+      for (const scenario of scenarios) {
+        for (const side of sides) rows.push(summary(scenario.title, side, turns.get(scenario)![side]));
+        for (const side of sides.slice(1)) {
+          const { overall, perRound } = ratioOf(rates(scenario, side), rates(scenario, 'none'));
+          ratios.push(`${scenario.title}, ${SIDE_NAMES[side]}: ${overall.toFixed(2)} (per round ${perRound})`);
+        }
+      }
+      for (const scenario of scenarios.slice(1)) {
+        for (const side of sides) {
+          const { overall, perRound } = ratioOf(rates(scenario, side), rates(scenarios[0]!, side));
+          ratios.push(
+            `${scenario.title} ÷ ${scenarios[0]!.title}, worker ${SIDE_NAMES[side]}: ${overall.toFixed(3)} (per round ${perRound})`,
+          );
+        }
       }
     }
     rows.push({
@@ -183,7 +220,7 @@ async function main() {
     await outbox.close();
     console.log(`\n${rounds} turns of ${duration} s per scenario and side, in ABBA order; figures are the turns' range or mean.`);
     console.table(rows, COLUMNS);
-    console.log(`Requests/s of each side ÷ none:\n  ${ratios.join('\n  ')}`);
+    console.log(`Requests/s of each side ÷ none, and of each scenario ÷ the first it takes turns with:\n  ${ratios.join('\n  ')}`);
   } finally {
     await worker?.stop();
     await service.stop();

@@ -14,7 +14,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import postgres from 'postgres';
-import { build, call, freshDatabase, signUp, startService, type Service } from './support.js';
+import { build, call, freshDatabase, markdownTable, signUp, startService, type Service } from './support.js';
 
 const TRACES = 100_000;
 const TRACES_WITH_EVENTS = 20_000;
@@ -93,7 +93,7 @@ async function main() {
       }
     }
     const header = ['export', 'rows', 'V8 old space', 'MiB sent', 's', 'rows/s', 'RSS before MiB', 'peak RSS MiB', 'growth MiB'];
-    console.log([header, header.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n'));
+    console.log(markdownTable(header, rows));
   } finally {
     await service?.stop();
     await sql.end();

@@ -38,6 +38,8 @@ export interface Scenario {
   path: string;
   body: Record<string, unknown>;
   expect: (body: Record<string, unknown>) => boolean;
+  /** The credential's headers, when the scenario needs a tenant of its own; else those `drive` is given. */
+  auth?: Record<string, string>;
 }
 
 /** One scenario under load; throws on any non-2xx or a sampled body with the wrong decision. */
@@ -49,7 +51,7 @@ export async function drive(base: string, headers: Record<string, string>, scena
     method: 'POST',
     connections,
     duration: seconds,
-    headers: { 'content-type': 'application/json', ...headers },
+    headers: { 'content-type': 'application/json', ...(scenario.auth ?? headers) },
     body: JSON.stringify(scenario.body),
     requests: [
       {

@@ -143,16 +143,19 @@ export async function call<Body = { data: Record<string, unknown> }>(
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   if (!response.ok) throw new Error(`${init.method} ${path}: ${response.status} ${await response.text()}`);
-  return { body: (await response.json()) as Body, cookie: response.headers.get('set-cookie')?.split(';')[0] ?? '' };
+  // A 204 has no body.
+  const text = await response.text();
+  return { body: (text === '' ? undefined : JSON.parse(text)) as Body, cookie: response.headers.get('set-cookie')?.split(';')[0] ?? '' };
 }
 
 /** A new tenant: the admin's session headers and the agent runtime key signup issues. */
 export async function signUp(base: string) {
+  const email = `bench-${randomUUID()}@example.test`;
   const signup = await call(base, '/api/v1/auth/signup', {
     method: 'POST',
-    body: { organization_name: 'Bench', name: 'Bench', email: `bench-${randomUUID()}@example.test`, password: 'a long bench password' },
+    body: { organization_name: 'Bench', name: 'Bench', email, password: 'a long bench password' },
   });
-  return { headers: { cookie: signup.cookie }, runtimeKey: (signup.body.data.api_key as { key: string }).key };
+  return { email, headers: { cookie: signup.cookie }, runtimeKey: (signup.body.data.api_key as { key: string }).key };
 }
 
 /** Effects still to do in a bench database: everything in the outbox but the approvals' expiries, a day away. */
@@ -222,3 +225,109 @@ function cpuTimes(children: Record<string, number>): Record<string, number> {
     bench: (self.user + self.system) / 1000,
   };
 }
+
+export interface TraceCopies {
+  count: number;
+  /** Copy i starts at startMs + i × spacingMs. */
+  startMs: number;
+  spacingMs: number;
+  /** Copy the events up to this seq only; all when absent. */
+  lastSeq?: number;
+  /** Copy i's first event records `context.amount` = i × 7 919 mod 1 000, so conditions on it differ between copies. */
+  varyAmount?: boolean;
+  /** Copy the approval requests too, decided approved, denied and expired in turn. */
+  approvals?: boolean;
+}
+
+/**
+ * Writes `count` copies of a tenant's recorded traces by SQL: copy i is of its template number
+ * i mod (how many there are, in start order), with a new id, its events and, when asked, its
+ * approval requests. Hashes and chain heads are copied as they are, so the copies do not verify.
+ * The tables' secondary indexes are dropped for the load and made again after it, as they were.
+ */
+export async function copyTraces(sql: postgres.Sql, tenantId: string, copies: TraceCopies) {
+  const start = new Date(copies.startMs);
+  const spacing = `${copies.spacingMs} milliseconds`;
+  const startOf = sql`${start}::timestamptz + copies.i * ${spacing}::interval`;
+  const tables = ['traces', 'trace_events', ...(copies.approvals ? ['approval_requests'] : [])];
+  await sql`
+    create temporary table copies as
+    select i, gen_random_uuid() as id, template.id as template_id
+    from generate_series(0, ${copies.count - 1}::int) i
+    join (
+      select id, row_number() over (order by started_at) - 1 as k, count(*) over () as templates
+      from traces where tenant_id = ${tenantId}
+    ) template on template.k = i % template.templates`;
+  const indexes = await sql<{ name: string; definition: string }[]>`
+    select i.indexname as name, i.indexdef as definition from pg_indexes i
+    where i.schemaname = current_schema() and i.tablename in ${sql(tables)}
+      and not exists (select 1 from pg_constraint c where c.conname = i.indexname)`;
+  for (const { name } of indexes) await sql`drop index ${sql(name)}`;
+
+  await insertCopies(sql, 'traces', sql`from copies join traces t on t.id = copies.template_id`, {
+    id: sql`copies.id`,
+    started_at: startOf,
+    completed_at: sql`case when t.completed_at is null then null else ${startOf} end`,
+  });
+  await insertCopies(
+    sql,
+    'trace_events',
+    sql`from copies join trace_events t on t.trace_id = copies.template_id and t.seq <= ${copies.lastSeq ?? 2 ** 31 - 1}`,
+    {
+      id: sql`gen_random_uuid()`,
+      trace_id: sql`copies.id`,
+      timestamp: startOf,
+      ...(copies.varyAmount && {
+        metadata: sql`case when t.seq = 1 then jsonb_set(t.metadata, '{context,amount}', to_jsonb(copies.i::bigint * 7919 % 1000)) else t.metadata end`,
+      }),
+    },
+  );
+  if (copies.approvals)
+    await insertCopies(sql, 'approval_requests', sql`from copies join approval_requests t on t.trace_id = copies.template_id`, {
+      id: sql`gen_random_uuid()`,
+      trace_id: sql`copies.id`,
+      status: sql`(array['approved', 'denied', 'expired'])[copies.i % 3 + 1]`,
+      requested_at: startOf,
+      decided_at: sql`${startOf} + interval '1 minute'`,
+      expires_at: sql`${startOf} + interval '1 hour'`,
+    });
+
+  for (const { definition } of indexes) await sql.unsafe(definition);
+  await sql`drop table copies`;
+  for (const table of tables) await sql`analyze ${sql(table)}`;
+}
+
+/** Inserts a copy of each row `source` selects as `t`, with `overrides` in place of some of its columns. */
+async function insertCopies(sql: postgres.Sql, table: string, source: postgres.Fragment, overrides: Record<string, postgres.Fragment>) {
+  const columns = await sql<{ name: string }[]>`
+    select column_name as name from information_schema.columns
+    where table_schema = current_schema() and table_name = ${table} order by ordinal_position`;
+  const values = columns.map(({ name }) => overrides[name] ?? sql`t.${sql(name)}`).reduce((list, value) => sql`${list}, ${value}`);
+  await sql`insert into ${sql(table)} (${sql(columns.map(({ name }) => name))}) select ${values} ${source}`;
+}
+
+/**
+ * Builds, starts the API on a fresh database and runs `body` with it and one connection to that
+ * database; then stops the API and drops the database, whatever happened.
+ */
+export async function withFreshService(body: (service: Service, sql: postgres.Sql) => Promise<void>) {
+  build();
+  const database = await freshDatabase();
+  const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+  let service: Service | undefined;
+  try {
+    service = await startService(database.url);
+    await body(service, sql);
+  } finally {
+    await service?.stop();
+    await sql.end();
+    await database.drop();
+  }
+}
+
+/** A Markdown table, as the docs show benchmark results. */
+export const markdownTable = (header: readonly string[], rows: readonly string[][]) =>
+  [header, header.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
+
+/** A count with thin spaces between thousands: 1 000 000. */
+export const spaced = (n: number) => Math.round(n).toLocaleString('en-US').replaceAll(',', ' ');

@@ -1,7 +1,8 @@
 /**
  * The bench tenant: two agents with 50 active rules each, the matching rule lowest in
  * priority, so every decision scans them all. The rules are data (`benchRules`), so that
- * `bench:peer` can give a policy engine the same list.
+ * `bench:peer` can give a policy engine the same list. A third agent has the allow agent's
+ * rules and a shadow rule above them, for evaluate's cost with shadow rules present.
  */
 import { call, signUp } from './support.js';
 
@@ -45,19 +46,29 @@ export function benchRules(effect: 'allow' | 'approval_required'): BenchRule[] {
 }
 
 /**
+ * A shadow rule above all of `benchRules`, that would deny `benchAction`: each evaluation runs
+ * the shadow pass and records the decision it would have changed, the most shadow rules can cost.
+ */
+const shadowDeny: BenchRule & { mode: 'shadow' } = { ...benchRules('allow')[0]!, priority: 50, policy_effect: 'deny', mode: 'shadow' };
+
+/**
  * Signs up the tenant, subscribes `webhookUrl` to `approval.requested` (so every approval is
- * delivered; `null`: nothing is) and creates the agents with their rules. `auth` is the runtime
- * key's header.
+ * delivered; `null`: nothing is) and creates the agents with their rules, and `shadow-bot`: the
+ * allow agent's rules and `shadowDeny`. `auth` is the runtime key's header.
  */
 export async function seedTenant(base: string, webhookUrl: string | null) {
   const { headers, runtimeKey } = await signUp(base);
   if (webhookUrl !== null)
     await call(base, '/api/v1/webhooks', { method: 'POST', headers, body: { url: webhookUrl, events: ['approval.requested'] } });
   const agentIds: Record<string, string> = {};
-  for (const [name, effect] of Object.entries(benchAgents)) {
+  const agentRules: [string, BenchRule[]][] = [
+    ...Object.entries(benchAgents).map(([name, effect]): [string, BenchRule[]] => [name, benchRules(effect)]),
+    ['shadow-bot', [...benchRules('allow'), shadowDeny]],
+  ];
+  for (const [name, rules] of agentRules) {
     const agentId = (await call(base, '/api/v1/agents', { method: 'POST', headers, body: agentBody(name) })).body.data.id as string;
     agentIds[name] = agentId;
-    for (const rule of benchRules(effect)) {
+    for (const rule of rules) {
       await call(base, '/api/v1/policies', {
         method: 'POST',
         headers,
@@ -74,12 +85,16 @@ export async function seedTenant(base: string, webhookUrl: string | null) {
       });
     }
   }
-  const actionOf = (name: keyof typeof benchAgents) => ({ agent_id: agentIds[name]!, ...benchAction });
+  const actionOf = (name: string) => ({ agent_id: agentIds[name]!, ...benchAction });
   return {
+    /** The admin's session headers. */
+    headers,
     auth: { authorization: `Bearer ${runtimeKey}` },
     agentIds,
     allowAction: actionOf('allow-bot'),
     approvalAction: { ...actionOf('approval-bot'), context: { ticket: 'BENCH-1' } },
+    /** Allowed like `allowAction`, beside a shadow rule that would deny it. */
+    shadowAction: actionOf('shadow-bot'),
   };
 }
 

@@ -12,6 +12,8 @@ export const ACCESS = {
   policiesWrite: { scope: 'policies:write', roles: ['admin'] },
   approvalsRead: { scope: 'approvals:read', roles: 'any' },
   approvalsDecide: { scope: 'approvals:write', roles: ['reviewer', 'admin'] },
+  // Delegating a vote is between people: no key has a vote of its own to hand on.
+  delegations: { scope: null, roles: ['reviewer', 'admin'] },
   tracesRead: { scope: 'traces:read', roles: 'any' },
   tracesOutcome: { scope: 'traces:write', roles: 'any' },
   traceExport: { scope: 'traces:read', roles: ['reviewer', 'admin'] },

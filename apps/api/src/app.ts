@@ -15,6 +15,7 @@ import { installRateLimits } from './plugins/rate-limit.js';
 import { beforeRouting, installSecurityHeaders, securityHeaderOptions } from './plugins/security-headers.js';
 import { installValidation } from './plugins/validation.js';
 import { healthRoutes } from './routes/health.js';
+import { wellKnownRoutes } from './routes/well-known.js';
 import { agentRoutes } from './routes/v1/agents.js';
 import { apiKeyRoutes } from './routes/v1/api-keys.js';
 import { authRoutes } from './routes/v1/auth.js';
@@ -22,8 +23,10 @@ import { billingRoutes } from './routes/v1/billing.js';
 import { chatRoutes } from './routes/v1/chat.js';
 import { emailConfirmationRoutes } from './routes/v1/email-confirmations.js';
 import { approvalRoutes } from './routes/v1/approvals.js';
+import { delegationRoutes } from './routes/v1/delegations.js';
 import { evaluationRoutes } from './routes/v1/evaluate.js';
 import { exportRoutes } from './routes/v1/exports.js';
+import { grantRoutes } from './routes/v1/grants.js';
 import { traceRoutes } from './routes/v1/traces.js';
 import { policyRoutes } from './routes/v1/policies.js';
 import { settingsRoutes } from './routes/v1/settings.js';
@@ -101,6 +104,7 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
 
   const options = { deps: runtime.deps, config: runtime.config };
   await app.register(healthRoutes, options);
+  await app.register(wellKnownRoutes, options);
   await app.register(
     async (v1) => {
       await v1.register(authRoutes, options);
@@ -110,6 +114,8 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
       await v1.register(traceRoutes, options);
       await v1.register(exportRoutes, options);
       await v1.register(approvalRoutes, options);
+      await v1.register(delegationRoutes, options);
+      await v1.register(grantRoutes, options);
       await v1.register(agentRoutes, options);
       await v1.register(policyRoutes, options);
       await v1.register(webhookRoutes, options);

@@ -51,6 +51,12 @@ export const ACCESS_TABLE: Row[] = [
   { method: 'GET', path: '/api/v1/policies/:id', scope: 'policies:read', roles: ANY_ROLE },
   { method: 'GET', path: '/api/v1/policies/:id/versions', scope: 'policies:read', roles: ANY_ROLE },
   { method: 'POST', path: '/api/v1/policies/test', scope: 'policies:read', roles: ANY_ROLE },
+  // CONTRACT, "Policy lifecycle decisions".
+  { method: 'GET', path: '/api/v1/policies/shadow-report', scope: 'policies:read', roles: ANY_ROLE },
+  { method: 'POST', path: '/api/v1/policies/simulate', scope: 'policies:write', roles: ADMIN },
+  // Policies as code (docs/policy-lifecycle.md).
+  { method: 'GET', path: '/api/v1/policies/revision', scope: 'policies:read', roles: ANY_ROLE },
+  { method: 'POST', path: '/api/v1/policies/apply', scope: 'policies:write', roles: ADMIN },
   { method: 'POST', path: '/api/v1/policies', scope: 'policies:write', roles: ADMIN },
   { method: 'PATCH', path: '/api/v1/policies/:id', scope: 'policies:write', roles: ADMIN },
   { method: 'DELETE', path: '/api/v1/policies/:id', scope: 'policies:write', roles: ADMIN },
@@ -68,6 +74,14 @@ export const ACCESS_TABLE: Row[] = [
   { method: 'GET', path: '/api/v1/approvals/:id/status', scope: 'approvals:read', roles: ANY_ROLE },
   { method: 'POST', path: '/api/v1/approvals/:id/approve', scope: 'approvals:write', roles: REVIEWER_OR_ADMIN },
   { method: 'POST', path: '/api/v1/approvals/:id/deny', scope: 'approvals:write', roles: REVIEWER_OR_ADMIN },
+  { method: 'POST', path: '/api/v1/delegations', scope: 'none', roles: REVIEWER_OR_ADMIN },
+  { method: 'GET', path: '/api/v1/delegations', scope: 'none', roles: REVIEWER_OR_ADMIN },
+  { method: 'DELETE', path: '/api/v1/delegations/:id', scope: 'none', roles: REVIEWER_OR_ADMIN },
+  // CONTRACT, "Approval decisions": a grant is redeemed with any credential of its tenant; its key rotated by an admin.
+  { method: 'POST', path: '/api/v1/grants/:jti/redeem', scope: 'any', roles: ANY_ROLE },
+  { method: 'POST', path: '/api/v1/settings/grant-keys/rotate', scope: 'admin', roles: ADMIN },
+  { method: 'GET', path: '/api/v1/settings/grants', scope: 'admin', roles: ADMIN },
+  { method: 'PUT', path: '/api/v1/settings/grants', scope: 'admin', roles: ADMIN },
   { method: 'GET', path: '/api/v1/webhooks', scope: 'admin', roles: ADMIN },
   { method: 'POST', path: '/api/v1/webhooks', scope: 'admin', roles: ADMIN },
   { method: 'GET', path: '/api/v1/webhooks/:id', scope: 'admin', roles: ADMIN },
@@ -86,9 +100,10 @@ export const ACCESS_TABLE: Row[] = [
   { method: 'PUT', path: '/api/v1/settings/notifications', scope: 'admin', roles: ADMIN },
 ];
 
-/** No credential: each checks its own (a password, the provider's signature, the chat platform's, a mailed token). */
+/** No credential: each checks its own (a password, the provider's signature, the chat platform's, a mailed token), or serves public keys. */
 const PUBLIC_ROUTES = [
   'GET /health',
+  'GET /.well-known/jwks.json',
   'POST /api/v1/auth/signup',
   'POST /api/v1/auth/login',
   'POST /api/v1/email-confirmations',
@@ -123,7 +138,7 @@ beforeAll(async () => {
 const call = (row: Row, credential: Credential) =>
   request(t.app, credential, {
     method: row.method as 'GET',
-    url: row.path.replace(':id', randomUUID()).replace(':traceId', randomUUID()),
+    url: row.path.replace(':id', randomUUID()).replace(':traceId', randomUUID()).replace(':jti', randomUUID()),
     payload: row.method === 'GET' || row.method === 'DELETE' ? undefined : {},
   });
 
@@ -225,7 +240,8 @@ describe("another tenant's resources", () => {
     });
   });
 
-  const withId = ACCESS_TABLE.filter((row) => /:(id|traceId)/.test(row.path));
+  // Asked with a key; routes for people only (delegations) are covered in approvals-quorum.test.ts.
+  const withId = ACCESS_TABLE.filter((row) => /:(id|traceId)/.test(row.path) && row.scope !== 'none');
   /** What each collection's 404 calls the resource. */
   const RESOURCE: Record<string, string> = {
     users: 'User',

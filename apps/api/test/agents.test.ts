@@ -21,16 +21,20 @@ const t = useTestApp();
 const api = client(t);
 
 /** The agent JSON the API returns for `body`. */
+/** The spec's fields as sent, the server's, and the throttle's defaults (CONTRACT, "Policy lifecycle decisions"). */
 const agentJson = (body: Record<string, unknown>) => ({
   ...body,
   id: expect.any(String),
   modified_at: new Date(body.modified_at as string).toISOString(),
   lifecycle_state: 'active',
+  max_requests_per_minute: null,
+  max_identical_requests_per_minute: null,
+  throttle_effect: 'deny',
   created_at: ISO_TIME,
 });
 
 describe('POST /api/v1/agents', () => {
-  it('creates an active agent and returns exactly the spec fields', async () => {
+  it('creates an active agent and returns exactly the spec fields, and the throttle off', async () => {
     const tenant = await signupTenant(t.app);
     // Nested metadata, a credential_config object and a modified_at without milliseconds all round-trip.
     const body = agentBody({

@@ -52,7 +52,9 @@ describe('notification settings', () => {
 
   it('has e-mail off and no reviewers for a tenant that never saved them', async () => {
     const tenant = await signupTenant(t.app);
-    expect(await settingsOf(tenant)).toEqual({ data: { email_enabled: false, reviewer_emails: [], unconfirmed_emails: [] } });
+    expect(await settingsOf(tenant)).toEqual({
+      data: { email_enabled: false, reviewer_emails: [], escalation_emails: [], unconfirmed_emails: [] },
+    });
   });
 
   it('replaces both fields, keeping an address listed twice in any letter case once, as first written', async () => {
@@ -63,15 +65,17 @@ describe('notification settings', () => {
     });
     expect(saved.statusCode, saved.body).toBe(200);
     const listed = ['Rita.Reviewer@Example.test', 'sam@example.test'];
-    const expected = { data: { email_enabled: true, reviewer_emails: listed, unconfirmed_emails: listed } };
+    const expected = { data: { email_enabled: true, reviewer_emails: listed, escalation_emails: [], unconfirmed_emails: listed } };
     expect(saved.json()).toEqual(expected);
     expect(await settingsOf(tenant)).toEqual(expected);
 
     const replaced = await put(tenant, { email_enabled: false, reviewer_emails: ['ops@example.test'] });
     const ops = ['ops@example.test'];
-    expect(replaced.json()).toEqual({ data: { email_enabled: false, reviewer_emails: ops, unconfirmed_emails: ops } });
+    expect(replaced.json()).toEqual({
+      data: { email_enabled: false, reviewer_emails: ops, escalation_emails: [], unconfirmed_emails: ops },
+    });
     const emptied = await put(tenant, { email_enabled: false, reviewer_emails: [] });
-    const none = { data: { email_enabled: false, reviewer_emails: [], unconfirmed_emails: [] } };
+    const none = { data: { email_enabled: false, reviewer_emails: [], escalation_emails: [], unconfirmed_emails: [] } };
     expect(emptied.json()).toEqual(none);
     expect(await settingsOf(tenant)).toEqual(none);
   });
@@ -106,18 +110,18 @@ describe('notification settings', () => {
       [{ field: 'reviewer_emails', message: 'must list at least one address when email_enabled is true' }],
     );
 
-    expect(await settingsOf(tenant)).toEqual({ data: { ...before, unconfirmed_emails: before.reviewer_emails } });
+    expect(await settingsOf(tenant)).toEqual({ data: { ...before, escalation_emails: [], unconfirmed_emails: before.reviewer_emails } });
     // Fifty is allowed.
     const fifty = tooMany.slice(0, 50);
     expect((await put(tenant, { email_enabled: true, reviewer_emails: fifty })).json()).toEqual({
-      data: { email_enabled: true, reviewer_emails: fifty, unconfirmed_emails: fifty },
+      data: { email_enabled: true, reviewer_emails: fifty, escalation_emails: [], unconfirmed_emails: fifty },
     });
   });
 
   it('is for admins only: an admin key or session; other keys and roles get 403', async () => {
     const tenant = await signupTenant(t.app);
     const body = { email_enabled: false, reviewer_emails: ['rita@example.test'] };
-    const saved = { data: { ...body, unconfirmed_emails: body.reviewer_emails } };
+    const saved = { data: { ...body, escalation_emails: [], unconfirmed_emails: body.reviewer_emails } };
     const adminKey = await keyWithScopes(t.app, tenant, ['admin']);
     expect((await putSettings(t, { apiKey: adminKey.apiKey }, body)).json()).toEqual(saved);
     expect((await api.get({ apiKey: adminKey.apiKey }, SETTINGS)).json()).toEqual(saved);
@@ -143,11 +147,15 @@ describe('notification settings', () => {
     const ours = await signupTenant(t.app);
     const theirs = await signupTenant(t.app);
     const mine = { email_enabled: true, reviewer_emails: ['ours@example.test'] };
-    const ourSettings = { data: { ...mine, unconfirmed_emails: mine.reviewer_emails } };
+    const ourSettings = { data: { ...mine, escalation_emails: [], unconfirmed_emails: mine.reviewer_emails } };
     expect((await put(ours, mine)).json()).toEqual(ourSettings);
-    expect(await settingsOf(theirs)).toEqual({ data: { email_enabled: false, reviewer_emails: [], unconfirmed_emails: [] } });
+    expect(await settingsOf(theirs)).toEqual({
+      data: { email_enabled: false, reviewer_emails: [], escalation_emails: [], unconfirmed_emails: [] },
+    });
     const their = { email_enabled: true, reviewer_emails: ['theirs@example.test'] };
-    expect((await put(theirs, their)).json()).toEqual({ data: { ...their, unconfirmed_emails: their.reviewer_emails } });
+    expect((await put(theirs, their)).json()).toEqual({
+      data: { ...their, escalation_emails: [], unconfirmed_emails: their.reviewer_emails },
+    });
     expect(await settingsOf(ours)).toEqual(ourSettings);
   });
 });

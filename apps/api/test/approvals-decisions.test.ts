@@ -48,7 +48,23 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
     expect(response.statusCode, response.body).toBe(200);
     const decided = response.json().data;
     expect(response.json()).toEqual({
-      data: { ...pending, status: expected.status, decided_at: ISO_TIME, approver_name: 'Rita Reviewer', decision_note: note ?? null },
+      data: {
+        ...pending,
+        status: expected.status,
+        decided_at: ISO_TIME,
+        approver_name: 'Rita Reviewer',
+        decision_note: note ?? null,
+        votes: [
+          {
+            decision: verdict,
+            principal,
+            on_behalf_of: null,
+            approver_name: 'Rita Reviewer',
+            decision_note: note ?? null,
+            at: response.json().data.decided_at,
+          },
+        ],
+      },
     });
     expect(Date.parse(decided.decided_at)).toBeGreaterThanOrEqual(Date.parse(pending.requested_at));
 
@@ -134,6 +150,7 @@ describe('POST /api/v1/approvals/:id/approve and /deny', () => {
       approver_name: 'Ada Admin',
       decision_note: null,
       action_digest: pending.action_digest,
+      grant: expect.any(String),
     });
   });
 

@@ -147,6 +147,7 @@ describe('expiry', () => {
       approver_name: null,
       decision_note: null,
       action_digest: polled.action_digest,
+      grant: null,
     });
     await expectExpired(tenant, polled);
 

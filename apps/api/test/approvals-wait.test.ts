@@ -40,6 +40,7 @@ describe('GET /api/v1/approvals/:id/status?wait=N', () => {
       approver_name: 'Rita Reviewer',
       decision_note: null,
       action_digest: pending.action_digest,
+      grant: expect.any(String),
     });
     expect(response.body).toBe((await api.get(tenant.runtimeKey, statusUrl(pending.id))).body);
     expect(t.runtime.deps.approvalWaiters.size).toBe(0);
@@ -95,6 +96,7 @@ describe('GET /api/v1/approvals/:id/status?wait=N', () => {
       approver_name: null,
       decision_note: null,
       action_digest: pending.action_digest,
+      grant: null,
     });
     expect(t.runtime.deps.approvalWaiters.size).toBe(0);
   });

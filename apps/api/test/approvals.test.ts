@@ -52,10 +52,14 @@ describe('GET /api/v1/approvals and /count', () => {
           context_snapshot: { ticket: 'OPS-7', amount: 12 },
           action_digest: await actionDigest({ ...action(agent.id), context: { ticket: 'OPS-7', amount: 12 } }),
           expires_at: ISO_TIME,
+          escalate_at: null,
+          escalated_at: null,
           requested_at: ISO_TIME,
           decided_at: null,
           approver_name: null,
           decision_note: null,
+          approvals_required: 1,
+          votes: [],
         },
       ],
       pagination: { total: 1, limit: 20, offset: 0 },
@@ -148,6 +152,9 @@ describe('GET /api/v1/approvals/:id and /status', () => {
     expect(response.json()).toEqual({
       data: {
         ...pending,
+        grant: null,
+        grant_expires_at: null,
+        grant_redeemed_at: null,
         agent: {
           id: agent.id,
           name: 'invoice-bot',
@@ -189,6 +196,7 @@ describe('GET /api/v1/approvals/:id and /status', () => {
       approver_name: null,
       decision_note: null,
       action_digest: pending.action_digest,
+      grant: null,
     });
     const denied = (
       await decide(t.app, tenant.admin, pending.id, 'deny', { approver_name: 'Rita Reviewer', decision_note: 'Not this week.' })
@@ -202,6 +210,7 @@ describe('GET /api/v1/approvals/:id and /status', () => {
       approver_name: 'Rita Reviewer',
       decision_note: 'Not this week.',
       action_digest: pending.action_digest,
+      grant: null,
     });
     const detail = (await api.get(tenant.runtimeKey, `/api/v1/approvals/${pending.id}`)).json().data;
     expect(detail).toMatchObject({

@@ -205,6 +205,20 @@ describe('the chat callback decides as the pressing reviewer', () => {
     expect(answer.args.blocks).toEqual([{ type: 'section', text: { type: 'mrkdwn', text: escaped } }]);
   });
 
+  it('tells a presser their approval counted while the request waits for a second person, then decides on the second', async () => {
+    const { reviewer, member, press, status, approvalId } = await cardScenario({ approvals_required: 2 });
+    const other = await member('Otto Other', 'reviewer');
+    expect((await send(press(reviewer.user))).statusCode).toBe(200);
+    expect((await ephemeralFor(reviewer.user)).args.text).toBe('Your approval is recorded (1 of 2); the request waits for 1 more person.');
+    expect(await status()).toMatchObject({ status: 'pending', approver_name: null });
+
+    expect((await send(press(other.user))).statusCode).toBe(200);
+    expect(await status()).toMatchObject({ status: 'approved', approver_name: 'Otto Other' });
+    const [posted] = await t.runtime.database.db.select().from(chatMessages).where(eq(chatMessages.approvalId, approvalId));
+    const update = await eventually(async () => slack.callsTo('chat.update').find((call) => call.args.ts === posted!.ts));
+    expect(update.args.text).toBe('Request approved: invoice-bot – write on github (repo/app)');
+  });
+
   it('explains a press on an expired request and changes nothing', async () => {
     // Its card may not be posted in time; the press is what matters here.
     const { reviewer, press, status } = await cardScenario({ max_session_ttl: 1 }, { awaitCard: false });

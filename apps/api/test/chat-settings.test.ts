@@ -54,6 +54,7 @@ describe('chat settings', () => {
       app_id: 'A0TESTAPP',
       team_id: 'T0TEAM',
       channel_id: 'C0APPROVALS',
+      escalation_channel: null,
       has_app_secret: true,
       has_bot_token: true,
       updated_at: expect.any(String),

@@ -72,6 +72,7 @@ describe('reviewer address confirmation', () => {
     expect(await saveReviewers(tenant, [rita, sam])).toEqual({
       email_enabled: true,
       reviewer_emails: [rita, sam],
+      escalation_emails: [],
       unconfirmed_emails: [rita, sam],
     });
 

@@ -8,6 +8,18 @@ describe('embedded mode, built service on a real port', () => {
   const service = useEmbeddedService();
   /** A request the shutdown finds waited on. */
   let stillPending: { id: string; auth: Record<string, string> };
+  const call = async <T = unknown>(credential: Record<string, string>, method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${service.baseUrl}/api/v1${path}`, {
+      method,
+      headers: { ...credential, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as T };
+  };
+  const signedIn = (response: Response) => ({
+    cookie: response.headers.get('set-cookie')!.split(';')[0]!,
+    'x-requested-with': 'XMLHttpRequest',
+  });
 
   it('answers /health and signs up a tenant', async () => {
     const health = await fetch(`${service.baseUrl}/health`);
@@ -35,15 +47,7 @@ describe('embedded mode, built service on a real port', () => {
       body: JSON.stringify({ organization_name: 'Waiting', name: 'Wa', email: 'wa@example.test', password: 'a long enough password' }),
     });
     const { data } = (await signup.json()) as { data: { api_key: { key: string } } };
-    const session = { cookie: signup.headers.get('set-cookie')!.split(';')[0]!, 'x-requested-with': 'XMLHttpRequest' };
-    const call = async <T = unknown>(credential: Record<string, string>, method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${service.baseUrl}/api/v1${path}`, {
-        method,
-        headers: { ...credential, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return { status: response.status, body: (await response.json()) as T };
-    };
+    const session = signedIn(signup);
     const runtime = { authorization: `Bearer ${data.api_key.key}` };
     const agent = (await call<{ data: { id: string } }>(session, 'POST', '/agents', agentBody())).body.data;
     expect((await call(session, 'POST', '/policies', policyBody(agent.id, { policy_effect: 'approval_required' }))).status).toBe(201);
@@ -67,8 +71,46 @@ describe('embedded mode, built service on a real port', () => {
         approver_name: 'Wa',
         decision_note: null,
         action_digest: actionDigest(action(agent.id)),
+        grant: expect.any(String),
       },
     });
+  });
+
+  it('takes two reviewers to approve a request whose rule needs two', async () => {
+    const signup = await fetch(`${service.baseUrl}/api/v1/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ organization_name: 'Quorum', name: 'Qu', email: 'qu@example.test', password: 'a long enough password' }),
+    });
+    const { data } = (await signup.json()) as { data: { api_key: { key: string } } };
+    const admin = signedIn(signup);
+    const reviewers = [];
+    for (const name of ['Ann', 'Ben']) {
+      const email = `${name.toLowerCase()}@quorum.test`;
+      const password = 'a long enough password';
+      expect((await call(admin, 'POST', '/users', { name, email, password, role: 'reviewer' })).status).toBe(201);
+      const login = await fetch(`${service.baseUrl}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password }),
+      });
+      reviewers.push(signedIn(login));
+    }
+    const agent = (await call<{ data: { id: string } }>(admin, 'POST', '/agents', agentBody())).body.data;
+    const rule = policyBody(agent.id, { policy_effect: 'approval_required', approvals_required: 2 });
+    expect((await call(admin, 'POST', '/policies', rule)).status).toBe(201);
+    const runtime = { authorization: `Bearer ${data.api_key.key}` };
+    const { approval_request_id: id } = (await call<{ approval_request_id: string }>(runtime, 'POST', '/evaluate', action(agent.id))).body;
+
+    const first = await call<{ data: { status: string } }>(reviewers[0]!, 'POST', `/approvals/${id}/approve`, { approver_name: 'Ann' });
+    expect(first).toMatchObject({ status: 200, body: { data: { status: 'pending' } } });
+    expect((await call(reviewers[0]!, 'POST', `/approvals/${id}/approve`, { approver_name: 'Ann' })).status).toBe(409);
+    const second = await call<{ data: { status: string; votes: unknown[] } }>(reviewers[1]!, 'POST', `/approvals/${id}/approve`, {
+      approver_name: 'Ben',
+    });
+    expect(second.status).toBe(200);
+    expect(second.body.data.status).toBe('approved');
+    expect(second.body.data.votes).toHaveLength(2);
   });
 
   it('shuts down gracefully on SIGTERM, answering a waiting long poll at once', async () => {

@@ -37,6 +37,8 @@ describe('POST /api/v1/policies', () => {
       id: expect.any(String),
       agent_id,
       ...fields,
+      approvals_required: 1,
+      mode: 'enforce',
       modified_at: '2025-06-02T08:00:00.000Z',
       is_active: true,
       policy_version: 1,
@@ -44,7 +46,16 @@ describe('POST /api/v1/policies', () => {
       updated_at: rule.created_at,
     });
     expect(await versions(api, tenant, rule.id)).toEqual([
-      { ...fields, modified_at: rule.modified_at, id: expect.any(String), policy_rule_id: rule.id, version: 1, change_summary: 'Created' },
+      {
+        ...fields,
+        approvals_required: 1,
+        mode: 'enforce',
+        modified_at: rule.modified_at,
+        id: expect.any(String),
+        policy_rule_id: rule.id,
+        version: 1,
+        change_summary: 'Created',
+      },
     ]);
     expect(await policyEvents(t, tenant.tenantId)).toEqual([
       { kind: 'webhook', event: 'policy.updated', data: { policy: rule, change: 'created' } },

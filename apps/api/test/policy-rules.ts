@@ -18,6 +18,7 @@ export const ruleBody = (agentId: string, overrides: Record<string, unknown> = {
   priority: 100,
   conditions: { '>': [{ var: 'context.amount' }, 1000] },
   max_session_ttl: 3600,
+  escalate_after_seconds: null,
   modified_by: 'Olga',
   modified_at: '2025-06-02T08:00:00Z',
   ...overrides,

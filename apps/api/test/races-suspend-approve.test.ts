@@ -77,8 +77,8 @@ describe('a suspension racing an approval', () => {
   it('an approval that has read its agent holds off the suspension until it commits, so it never approves a suspended agent', async () => {
     const { agentId, pending } = await pendingRequest();
 
-    // The approval is let through to its UPDATE of the request, and held there by the test's
-    // row lock: it has read the agent (active), and has not committed.
+    // The approval is let through to its lock of the trace, and held there by the test's row
+    // lock: it has locked the request, read the agent (active), and has not committed.
     const holder = await sql.reserve();
     let approved: Promise<LightMyRequestResponse> | undefined;
     let suspended: Promise<LightMyRequestResponse> | undefined;
@@ -87,7 +87,7 @@ describe('a suspension racing an approval', () => {
     let suspensionWhileApprovalOpen: 'answered' | 'waiting' | undefined;
     try {
       await holder`begin`;
-      await holder`select id from approval_requests where id = ${pending.id} for update`;
+      await holder`select id from traces where id = ${pending.trace_id} for update`;
       const holderPid = (await holder<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
       approved = approve(pending.id);
       const approverPid = await until('the approval waiting on the test', async () => (await waitersOn(holderPid))[0]);

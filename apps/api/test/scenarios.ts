@@ -22,6 +22,7 @@ export interface Evaluation {
   reason: string;
   policy_rule_id: string | null;
   risk_classification?: string;
+  grant?: string;
 }
 
 export interface TraceEvent {
@@ -138,6 +139,12 @@ export const APPROVAL_REQUESTED_EVENTS = [
 export async function approvalRequired(app: FastifyInstance, rule: Record<string, unknown> = {}) {
   const { tenant, agent } = await tenantWithPolicy(app, 'approval_required', { rationale: APPROVAL_RATIONALE, ...rule });
   return { tenant, agent };
+}
+
+/** An approval's detail as the list and webhooks show the request: without its agent, trace and grant. */
+export function asListed(detail: Record<string, unknown>): Record<string, unknown> {
+  const { agent: _agent, trace: _trace, grant: _grant, grant_expires_at: _expires, grant_redeemed_at: _redeemed, ...listed } = detail;
+  return listed;
 }
 
 /** Evaluates the fixture action and returns the pending request as the list shows it. */

@@ -8,7 +8,7 @@ import { blockActions, signedInteraction, startFakeSlack, type FakeSlack } from 
 import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
 import { createTestApp, PASSWORD, request, signupTenant, uniqueEmail, type Tenant, type TestApp, useTestApp } from './harness.js';
-import { evaluation } from './scenarios.js';
+import { approvalRequired, decision, evaluation, requestApproval } from './scenarios.js';
 
 /*
  * Webhook signing secrets and chat secrets are stored sealed (AES-256-GCM under SECRETS_KEY)
@@ -211,18 +211,29 @@ describe('npm run secrets:rotate', () => {
     const [legacyDelivery] = await hook.waitFor(1);
     expect(await verify(legacySecret, legacyDelivery!.body, String(legacyDelivery!.headers['x-webhook-signature']))).toBe(true);
 
-    // 252 webhook secrets, 2 bot secrets and 1 incoming-webhook URL.
+    // A first approval makes the tenant's grant signing key.
+    const approving = await approvalRequired(before.app);
+    const approveOne = async (app: TestApp['app']) => {
+      const pending = await requestApproval(app, approving.tenant, approving.agent.id);
+      await decision(app, approving.tenant, pending.id, 'approve', { approver_name: 'Ada' });
+      const { grant } = (await client(app).get(approving.tenant.runtimeKey, `/api/v1/approvals/${pending.id}/status`)).json();
+      return JSON.parse(Buffer.from(grant.split('.')[0], 'base64url').toString()).kid as string;
+    };
+    const signingKid = await approveOne(before.app);
+
+    // 252 webhook secrets, 2 bot secrets, 1 incoming-webhook URL and 1 grant signing key.
     const newKeyId = keyIdOf(NEW_KEY);
     const first = await rotate();
-    expect(first.output.trim()).toBe(`re-encrypted 255 secrets under key ${newKeyId}; 0 were already under it`);
+    expect(first.output.trim()).toBe(`re-encrypted 256 secrets under key ${newKeyId}; 0 were already under it`);
     expect(first.code).toBe(0);
     const again = await rotate();
-    expect(again.output.trim()).toBe(`re-encrypted 0 secrets under key ${newKeyId}; 255 were already under it`);
+    expect(again.output.trim()).toBe(`re-encrypted 0 secrets under key ${newKeyId}; 256 were already under it`);
 
     const secrets = await before.runtime.database.rows<{ value: string }>(sql`
       select secret as value from webhook_endpoints
-      union all select value from chat_integrations, jsonb_each_text(settings) where key in ('app_secret', 'bot_token', 'webhook_url')`);
-    expect(secrets).toHaveLength(255);
+      union all select value from chat_integrations, jsonb_each_text(settings) where key in ('app_secret', 'bot_token', 'webhook_url')
+      union all select private_key from grant_signing_keys`);
+    expect(secrets).toHaveLength(256);
     for (const { value } of secrets) expect(value).toMatch(SEALED_UNDER(NEW_KEY));
 
     // The new key alone now reads everything.
@@ -244,6 +255,8 @@ describe('npm run secrets:rotate', () => {
       const incomingTest = await client(after.app).post(incomingTenant.admin, '/api/v1/integrations/chat/test');
       expect(incomingTest.json()).toEqual({ data: { delivered: true, error: null } });
       expect(slack.incoming).toHaveLength(incoming + 1);
+      // The grant signing key opens under the new key: the next grant is signed with it.
+      expect(await approveOne(after.app)).toBe(signingKid);
     } finally {
       await after.close();
     }

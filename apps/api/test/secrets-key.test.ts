@@ -8,7 +8,9 @@ import { ConfigError, loadConfig } from '@agov/config';
 import { runToExit } from '../../../test/processes.js';
 import { startFakeSlack, type FakeSlack } from '../../../test/slack-api.js';
 import { client } from './client.js';
+import { action, createAgent, createPolicy } from './fixtures.js';
 import { createTestApp, ownDatabase, request, signupTenant, type TestApp } from './harness.js';
+import { evaluation } from './scenarios.js';
 
 /* Where the key of stored secrets comes from, and what the service does without one. */
 const HOWTO = 'openssl rand -base64 32';
@@ -69,6 +71,22 @@ describe('production on a PostgreSQL server without SECRETS_KEY', () => {
         sql`select (select count(*) from webhook_endpoints) + (select count(*) from chat_integrations) as rows`,
       );
       expect(Number(stored!.rows)).toBe(0);
+
+      // A grant's signing key would be a stored secret: the approval still succeeds, without one.
+      const agent = await createAgent(t.app, tenant.admin);
+      await createPolicy(t.app, tenant.admin, agent.id, { policy_effect: 'approval_required' });
+      const evaluated = await evaluation(t.app, tenant, action(agent.id));
+      const approved = await api.post(tenant.admin, `/api/v1/approvals/${evaluated.approval_request_id}/approve`, { approver_name: 'Ada' });
+      expect(approved.statusCode, approved.body).toBe(200);
+      const status = await api.get(tenant.runtimeKey, `/api/v1/approvals/${evaluated.approval_request_id}/status`);
+      expect(status.json()).toMatchObject({ status: 'approved', grant: null });
+      // Grants on allow change nothing either: the allow is decided and recorded without one.
+      expect((await api.put(tenant.admin, '/api/v1/settings/grants', { issue_on_allow: true })).statusCode).toBe(200);
+      await createPolicy(t.app, tenant.admin, agent.id, { operation: 'read', policy_effect: 'allow' });
+      const allowed = await evaluation(t.app, tenant, action(agent.id, { operation: 'read' }));
+      expect(allowed.decision).toBe('allow');
+      expect(allowed).not.toHaveProperty('grant');
+      expect((await api.get(tenant.runtimeKey, `/.well-known/jwks.json?tenant_id=${tenant.tenantId}`)).json()).toEqual({ keys: [] });
     } finally {
       await t.close();
     }

@@ -10,7 +10,7 @@ import { client } from './client.js';
 import { checkerFor } from './contract/checker.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
 import { DISPATCH_DATABASES, signupTenant, type Tenant, useTestApp } from './harness.js';
-import { evaluation } from './scenarios.js';
+import { asListed, evaluation } from './scenarios.js';
 
 /*
  * Effects leave the service through the outbox, dispatched in-process (embedded mode: no
@@ -76,7 +76,7 @@ describe.each(Object.entries(DISPATCH_DATABASES))('dispatch on %s', (_name, data
       const [arrived] = await hook.waitFor(1);
       const envelope = JSON.parse(arrived!.body);
       const approval = (await api.get(tenant.admin, `/api/v1/approvals/${evaluated.approval_request_id}`)).json().data;
-      const { agent: _agent, trace: _trace, ...listed } = approval;
+      const listed = asListed(approval);
       expect(envelope).toEqual({
         id: expect.any(String),
         event: 'approval.requested',

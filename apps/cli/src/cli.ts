@@ -3,9 +3,13 @@ import { ConfigError } from '@agov/config';
 import { EXIT, helpOf, Refusal, UsageError, type Command, type ExitCode, type Invocation } from './command.js';
 import { keysCreate } from './commands/keys-create.js';
 import { migrate } from './commands/migrate.js';
+import { policiesApply } from './commands/policies-apply.js';
+import { policiesPlan } from './commands/policies-plan.js';
+import { policiesPull } from './commands/policies-pull.js';
+import { policiesTest } from './commands/policies-test.js';
 import { verify } from './commands/verify.js';
 
-const COMMANDS: readonly Command[] = [verify, keysCreate, migrate];
+const COMMANDS: readonly Command[] = [verify, keysCreate, migrate, policiesPull, policiesPlan, policiesApply, policiesTest];
 
 const OVERVIEW = `agov: Agent Governance from the command line
 
@@ -13,7 +17,7 @@ Usage: agov <command> [options]
        agov help <command>   (or agov <command> --help)
 
 Commands:
-${COMMANDS.map((command) => `  ${command.name.padEnd(13)}${command.summary}`).join('\n')}
+${COMMANDS.map((command) => `  ${command.name.padEnd(16)}${command.summary}`).join('\n')}
 
 Options:
   -h, --help      show this help
@@ -23,7 +27,8 @@ Environment: each command's help names what it reads.
 
 Exit status:
   0  done (verify: valid)
-  1  the command could not do its work (verify: tampered); its help says when
+  1  the command could not do its work (verify: tampered; policies test: a case failed); its
+     help says when
   2  bad usage or configuration, or an unreadable file`;
 
 /** The command named by the first arguments (`keys create` takes two), and the rest. */
@@ -33,6 +38,26 @@ function resolve(argv: string[]): { command: Command; rest: string[] } | null {
     if (words.every((word, index) => argv[index] === word)) return { command, rest: argv.slice(words.length) };
   }
   return null;
+}
+
+/** The first words of commands of two words: `keys`, `policies`. */
+const GROUPS = new Set(COMMANDS.filter(({ name }) => name.includes(' ')).map(({ name }) => name.split(' ')[0]!));
+
+const subcommands = (group: string) =>
+  COMMANDS.filter(({ name }) => name.startsWith(`${group} `)).map(({ name }) => name.slice(group.length + 1));
+
+/** A group of one subcommand (`keys`) has its help; a larger one lists its commands. */
+function groupHelp(group: string): string {
+  const members = COMMANDS.filter(({ name }) => name.startsWith(`${group} `));
+  if (members.length === 1) return helpOf(members[0]!);
+  return `agov ${group}: ${subcommands(group).join(', ')}
+
+Usage: agov ${group} <command> [options]
+
+Commands:
+${members.map((command) => `  ${command.name.padEnd(16)}${command.summary}`).join('\n')}
+
+Each command's --help gives its options, environment and exit status.`;
 }
 
 /** `-h`/`--help` anywhere before a `--` asks for help. */
@@ -50,15 +75,16 @@ async function main(invocation: Invocation): Promise<ExitCode> {
   if (first.startsWith('-')) return usageProblem(err, `unknown option '${first}'`);
   if (first === 'help') {
     const topic = argv.slice(1).join(' ');
-    // `keys` has one subcommand: its help is the group's.
-    const command = COMMANDS.find(({ name }) => name === topic || (topic === 'keys' && name === 'keys create'));
-    return command ? print(out, helpOf(command)) : usageProblem(err, `unknown command '${topic}'`);
+    const command = COMMANDS.find(({ name }) => name === topic);
+    if (command) return print(out, helpOf(command));
+    return GROUPS.has(topic) ? print(out, groupHelp(topic)) : usageProblem(err, `unknown command '${topic}'`);
   }
   const found = resolve(argv);
   if (!found) {
-    if (first === 'keys' && asksForHelp(argv.slice(1))) return print(out, helpOf(keysCreate));
-    if (first === 'keys' && argv[1] === undefined) return usageProblem(err, "'keys' needs a subcommand: create");
-    return usageProblem(err, `unknown command '${first === 'keys' ? argv.slice(0, 2).join(' ') : first}'`);
+    if (GROUPS.has(first) && asksForHelp(argv.slice(1))) return print(out, groupHelp(first));
+    if (GROUPS.has(first) && argv[1] === undefined)
+      return usageProblem(err, `'${first}' needs a subcommand: ${subcommands(first).join(', ')}`);
+    return usageProblem(err, `unknown command '${GROUPS.has(first) ? argv.slice(0, 2).join(' ') : first}'`);
   }
   const { command, rest } = found;
   if (asksForHelp(rest)) return print(out, helpOf(command));

@@ -7,6 +7,10 @@ const FIRST_LINES = {
   verify: 'agov verify: check an exported trace or audit export offline',
   'keys create': 'agov keys create: create an admin API key, with a new tenant or for an existing one',
   migrate: 'agov migrate: apply the database migrations the service needs',
+  'policies pull': "agov policies pull: write the tenant's rules as one YAML policy file",
+  'policies plan': 'agov policies plan: show how a policy file differs from the live rules, and what that would have changed',
+  'policies apply': 'agov policies apply: make the live rules equal to a policy file, in one transaction',
+  'policies test': 'agov policies test: decide test cases against a policy file offline',
 };
 
 describe('agov help', () => {
@@ -15,9 +19,10 @@ describe('agov help', () => {
       const run = await agov(args);
       expect(run.status).toBe(0);
       expect(firstLine(run.stdout)).toBe('agov: Agent Governance from the command line');
-      expect(run.stdout).toContain('\n  verify       check an exported trace or audit export offline\n');
-      expect(run.stdout).toContain('\n  keys create  create an admin API key, with a new tenant or for an existing one\n');
-      expect(run.stdout).toContain('\n  migrate      apply the database migrations the service needs\n');
+      expect(run.stdout).toContain('\n  verify          check an exported trace or audit export offline\n');
+      expect(run.stdout).toContain('\n  keys create     create an admin API key, with a new tenant or for an existing one\n');
+      expect(run.stdout).toContain('\n  migrate         apply the database migrations the service needs\n');
+      expect(run.stdout).toContain('\n  policies apply  make the live rules equal to a policy file, in one transaction\n');
       expect(run.stderr).toBe('');
     }
   });
@@ -46,6 +51,16 @@ describe('agov help', () => {
     ]) {
       expect(firstLine((await agov(args)).stdout)).toBe(FIRST_LINES['keys create']);
     }
+    // `policies` has four, which its help lists.
+    for (const args of [
+      ['help', 'policies'],
+      ['policies', '--help'],
+    ]) {
+      const run = await agov(args);
+      expect(run.status).toBe(0);
+      expect(firstLine(run.stdout)).toBe('agov policies: pull, plan, apply, test');
+      expect(run.stdout).toContain('\n  policies test   decide test cases against a policy file offline\n');
+    }
   });
 
   it('prints the version every workspace shares', async () => {
@@ -61,6 +76,10 @@ describe('agov help', () => {
       [['--bogus'], "agov: unknown option '--bogus'\nTry 'agov --help'.\n"],
       [['keys'], "agov: 'keys' needs a subcommand: create\nTry 'agov --help'.\n"],
       [['keys', 'delete'], "agov: unknown command 'keys delete'\nTry 'agov --help'.\n"],
+      [['policies'], "agov: 'policies' needs a subcommand: pull, plan, apply, test\nTry 'agov --help'.\n"],
+      [['policies', 'push'], "agov: unknown command 'policies push'\nTry 'agov --help'.\n"],
+      [['policies', 'plan'], "agov policies plan: missing -f FILE, the policy file\nTry 'agov policies plan --help'.\n"],
+      [['policies', 'test', '-f', 'p.yaml'], "agov policies test: missing -t CASES, the cases file\nTry 'agov policies test --help'.\n"],
       [['help', 'deploy'], "agov: unknown command 'deploy'\nTry 'agov --help'.\n"],
       [['verify'], "agov verify: missing argument <file | ->\nTry 'agov verify --help'.\n"],
       [['verify', 'a.json', 'b.json'], "agov verify: unexpected argument 'b.json'\nTry 'agov verify --help'.\n"],

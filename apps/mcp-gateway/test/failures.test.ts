@@ -133,7 +133,9 @@ describe('a call waiting for a reviewer', () => {
     await expect.poll(() => progress.length).toBeGreaterThan(0);
     clock.advance(86_400_000 + 1_000);
     try {
-      expect(await expireDueApprovals(t.runtime.deps)).toBeGreaterThanOrEqual(1);
+      // The gateway's own wait may read the request first and expire it on that read, so
+      // the sweep is what guarantees the expiry, not what counts it; the trace below does.
+      await expireDueApprovals(t.runtime.deps);
     } finally {
       clock.advance(-(86_400_000 + 1_000));
     }

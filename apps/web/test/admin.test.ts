@@ -113,7 +113,7 @@ describe('the admin pages and what each role sees', () => {
 
     const rex = await newPage(t.browser, t.service.baseUrl);
     await signIn(rex.page, 'rex@example.test');
-    expect(await navLinks(rex.page)).toEqual(['Overview', 'Approvals', 'Traces', 'Agents', 'Policies']);
+    expect(await navLinks(rex.page)).toEqual(['Overview', 'Approvals', 'Delegations', 'Traces', 'Agents', 'Policies']);
     await rex.context.close();
 
     await row.getByRole('button', { name: 'Role of Rex Reviewer' }).click();
@@ -139,6 +139,27 @@ describe('the admin pages and what each role sees', () => {
     await context.close();
   });
 
+  it('shows a settings form only once its stored values arrive, so nothing typed before is overwritten by them', async () => {
+    const { page, context } = await newPage(t.browser, t.service.baseUrl);
+    let release!: () => void;
+    const arrived = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/api/v1/settings/grants', async (route) => {
+      await arrived;
+      await route.continue();
+    });
+    await signIn(page, t.account.email, PASSWORD, '/settings');
+    const card = page.locator('.card', { has: page.getByRole('heading', { name: 'Execution grants' }) });
+    await card.getByText('Loading…').waitFor();
+    expect(await card.getByRole('checkbox').count()).toBe(0);
+    release();
+    await card.getByRole('checkbox', { name: 'Sign a grant for every allowed action too' }).waitFor();
+    expect(await card.getByText('Loading…').count()).toBe(0);
+    expect(await card.getByRole('checkbox').isChecked()).toBe(false);
+    await context.close();
+  });
+
   it('saves reviewers’ e-mail and Slack settings, never echoing a secret, and shows the plan', async () => {
     const { page, context } = await newPage(t.browser, t.service.baseUrl);
     await signIn(page, t.account.email, PASSWORD, '/settings');
@@ -146,8 +167,14 @@ describe('the admin pages and what each role sees', () => {
     await page.getByRole('button', { name: 'Save e-mail settings' }).click();
     await expect.poll(() => page.getByLabel('Reviewer addresses').getAttribute('aria-invalid')).toBe('true');
     await page.getByLabel('Reviewer addresses').fill('ada@example.test\nbob@example.test');
+    await page.getByLabel('Escalation addresses').fill('lead@example.test');
     await page.getByRole('button', { name: 'Save e-mail settings' }).click();
     await page.getByText('Saved.').first().waitFor();
+    expect(await page.getByRole('list', { name: 'Addresses awaiting confirmation' }).getByRole('listitem').allTextContents()).toEqual([
+      'ada@example.test awaiting confirmation',
+      'bob@example.test awaiting confirmation',
+      'lead@example.test awaiting confirmation',
+    ]);
 
     await page.getByLabel('Incoming webhook URL').fill('https://93.184.215.14/slack');
     await page.getByRole('button', { name: 'Save Slack settings' }).click();
@@ -157,8 +184,26 @@ describe('the admin pages and what each role sees', () => {
     await expect.poll(() => page.locator('output.chat-test').textContent()).toMatch(/^Delivered: no/);
     expect(await page.locator('dd.plan').textContent()).toBe('free');
 
+    await page.getByText('Sign a grant for every allowed action too').click();
+    await page.getByRole('button', { name: 'Save grant settings' }).click();
+    await expect
+      .poll(async () => (await callApi<{ data: unknown }>(t.service, t.account, 'GET', '/api/v1/settings/grants')).data)
+      .toEqual({ issue_on_allow: true });
+    await page.getByRole('button', { name: 'Rotate signing key' }).click();
+    const kid = await (async () => {
+      await page.locator('code.grant-kid').waitFor();
+      return page.locator('code.grant-kid').textContent();
+    })();
+    const jwks = (await fetch(`${t.service.baseUrl}/.well-known/jwks.json?tenant_id=${t.account.tenantId}`).then((r) => r.json())) as {
+      keys: { kid: string }[];
+    };
+    // Newest first: the key just made current.
+    expect(jwks.keys[0]?.kid).toBe(kid);
+
     await page.reload();
+    await expect.poll(() => page.getByRole('checkbox', { name: 'Sign a grant for every allowed action too' }).isChecked()).toBe(true);
     await expect.poll(() => page.getByLabel('Reviewer addresses').inputValue()).toBe('ada@example.test\nbob@example.test');
+    expect(await page.getByLabel('Escalation addresses').inputValue()).toBe('lead@example.test');
     await expectAccessible(page);
     await screenshot(page, 'settings');
     await context.close();
@@ -166,8 +211,8 @@ describe('the admin pages and what each role sees', () => {
 
   it('shows each role its own navigation at phone width, and explains a 403 in terms of the role', async () => {
     const expected = {
-      admin: ['Overview', 'Approvals', 'Traces', 'Agents', 'Policies', 'API keys', 'Webhooks', 'Users', 'Settings'],
-      reviewer: ['Overview', 'Approvals', 'Traces', 'Agents', 'Policies'],
+      admin: ['Overview', 'Approvals', 'Delegations', 'Traces', 'Agents', 'Policies', 'API keys', 'Webhooks', 'Users', 'Settings'],
+      reviewer: ['Overview', 'Approvals', 'Delegations', 'Traces', 'Agents', 'Policies'],
       viewer: ['Overview', 'Approvals', 'Traces', 'Agents', 'Policies'],
     } as const;
     for (const role of ['admin', 'reviewer', 'viewer'] as const) {

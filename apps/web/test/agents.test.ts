@@ -84,6 +84,29 @@ describe('the agents pages', () => {
     // The team, and the signature of whoever changed it (the agent was created by someone else).
     expect(JSON.parse(patch.postData()!)).toEqual({ team: 'support', modified_by: t.account.email, modified_at: expect.any(String) });
     await expect.poll(() => page.locator('.facts dd').nth(1).textContent()).toBe('support');
+    expect(await page.locator('dd.throttle').textContent()).toBe('none');
+    await context.close();
+  });
+
+  it('sets the loop guard, sending only the throttle fields that changed', async () => {
+    const { page, context } = await newPage(t.browser, t.service.baseUrl);
+    await signIn(page, t.account.email, PASSWORD, '/agents?search=triage');
+    await page.getByRole('link', { name: 'triage-bot' }).click();
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Identical requests per minute').fill('60');
+    await page.getByRole('button', { name: 'Past a limit' }).click();
+    await page.getByRole('option', { name: 'approval_required' }).click();
+    const [patch] = await Promise.all([
+      page.waitForRequest((request) => request.method() === 'PATCH'),
+      page.getByRole('button', { name: 'Save changes' }).click(),
+    ]);
+    // The signature goes only if it changed: run alone, this test is the agent's first edit by this account.
+    const { modified_by: _signature, ...sent } = JSON.parse(patch.postData()!);
+    expect(sent).toEqual({ max_identical_requests_per_minute: 60, throttle_effect: 'approval_required', modified_at: expect.any(String) });
+    await expect
+      .poll(() => page.locator('dd.throttle').textContent())
+      .toBe('60 identical requests a minute; past a limit: approval required');
+    await expectAccessible(page);
     await context.close();
   });
 

@@ -172,11 +172,11 @@ export interface Suite {
   account: Account;
 }
 
-/** A test file's service, browser and organisation: started before its tests, stopped after them. */
-export function browserSuite(organization: string): Suite {
+/** A test file's service (with `env` beside the defaults), browser and organisation: started before its tests, stopped after them. */
+export function browserSuite(organization: string, env: Record<string, string> = {}): Suite {
   const suite = {} as Suite;
   beforeAll(async () => {
-    [suite.service, suite.browser] = await Promise.all([startService(), launchBrowser()]);
+    [suite.service, suite.browser] = await Promise.all([startService(env), launchBrowser()]);
     suite.account = await signUp(suite.service, organization);
   });
   afterAll(async () => {

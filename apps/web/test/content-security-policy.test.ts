@@ -48,6 +48,7 @@ describe('the Content-Security-Policy', () => {
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Approve' }).click();
     await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await visit(page, 'Delegations', 'Delegations');
 
     await visit(page, 'Traces', 'Traces');
     await page.goto(`/traces/${evaluation.trace_id}`);

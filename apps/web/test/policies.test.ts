@@ -1,13 +1,15 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { agentBody } from '../../api/test/fixtures.js';
-import { callApi, expectAccessible, newPage, PASSWORD, screenshot, signIn, browserSuite } from './browser.js';
+import { agentBody, policyBody } from '../../api/test/fixtures.js';
+import { callApi, evaluateAs, expectAccessible, newPage, PASSWORD, screenshot, signIn, browserSuite } from './browser.js';
 
 describe('the policies pages', () => {
   const t = browserSuite('Policy Co');
+  let agentId: string;
 
   beforeAll(async () => {
-    await callApi(t.service, t.account, 'POST', '/api/v1/agents', agentBody({ name: 'release-bot' }));
+    agentId = (await callApi<{ data: { id: string } }>(t.service, t.account, 'POST', '/api/v1/agents', agentBody({ name: 'release-bot' })))
+      .data.id;
   });
 
   async function save(page: Page, field: string, value: string) {
@@ -62,9 +64,66 @@ describe('the policies pages', () => {
     await screenshot(page, 'policies-list');
 
     await page.getByRole('link', { name: 'Deploys need a human' }).click();
-    await page.getByRole('button', { name: 'Deactivate' }).click();
+    await page.getByRole('button', { name: 'Deactivate', exact: true }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Deactivate' }).click();
     await expect.poll(() => page.locator('.page-header p').textContent()).toBe('approval required version 3, inactive');
+    await context.close();
+  });
+
+  it('creates a shadow rule, shows what it would have changed, enforces it, and puts it back in shadow', async () => {
+    await callApi(t.service, t.account, 'POST', '/api/v1/policies', {
+      ...policyBody(agentId, { policy_name: 'Docs are open', operation: 'read', resource_scope: 'docs/*' }),
+    });
+    const docsRead = {
+      agent_id: agentId,
+      operation: 'read',
+      target_integration: 'github',
+      resource_scope: 'docs/readme',
+      data_classification: 'internal',
+    };
+    const { page, context } = await newPage(t.browser, t.service.baseUrl);
+    await signIn(page, t.account.email, PASSWORD, '/policies');
+    await page.getByRole('button', { name: 'New rule' }).click();
+    await page.getByLabel('Rule name').fill('Docs reads need a look');
+    await page.getByLabel('Integration', { exact: true }).fill('github');
+    await page.getByLabel('Operation', { exact: true }).fill('read');
+    await page.getByLabel('Resource scope').fill('docs/*');
+    await page.getByLabel('Rationale').fill('Someone should see what the agent reads.');
+    await page.getByText('Shadow mode').click();
+    await page.getByRole('button', { name: 'Create rule' }).click();
+    await page.getByRole('heading', { name: 'Docs reads need a look' }).waitFor();
+    await expect.poll(() => page.locator('.page-header p').textContent()).toBe('approval required shadow version 1, active');
+
+    const traces = [await evaluateAs(t.service, t.account.apiKey, docsRead), await evaluateAs(t.service, t.account.apiKey, docsRead)];
+    expect(traces.map((trace) => trace.decision)).toEqual(['allow', 'allow']);
+
+    await page.getByRole('link', { name: 'shadow report' }).click();
+    const row = page.getByRole('row', { name: /Docs reads need a look/ });
+    await expect
+      .poll(() => row.locator('td').evaluateAll((cells) => cells.map((cell) => cell.textContent)))
+      .toEqual([
+        'Docs reads need a look',
+        '2',
+        'allow → approval required: 2',
+        `${traces[1]!.trace_id.slice(0, 8)}${traces[0]!.trace_id.slice(0, 8)}`,
+      ]);
+    await expectAccessible(page);
+    await screenshot(page, 'shadow-report');
+    await row.getByRole('link', { name: `Trace ${traces[1]!.trace_id}` }).click();
+    await page.getByRole('heading', { name: 'Trace: read' }).waitFor();
+
+    await page.goBack();
+    await page.getByRole('link', { name: 'Docs reads need a look' }).click();
+    await page.getByRole('button', { name: 'Enforce' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Enforce' }).click();
+    await expect.poll(() => page.locator('.page-header p').textContent()).toBe('approval required version 2, active');
+    expect((await evaluateAs(t.service, t.account.apiKey, docsRead)).decision).toBe('approval_required');
+
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByText('Shadow mode').click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => page.locator('.page-header p').textContent()).toBe('approval required shadow version 3, active');
+    await expectAccessible(page);
     await context.close();
   });
 

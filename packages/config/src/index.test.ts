@@ -27,6 +27,7 @@ describe('loadConfig with nothing set', () => {
       dataDir: config.dataDir,
       migrateOnStart: config.migrateOnStart,
       exportMaxRows: config.exportMaxRows,
+      simulateMaxEvaluations: config.simulateMaxEvaluations,
       trustProxy: config.trustProxy,
       rateLimits: config.rateLimits,
     }).toEqual({
@@ -43,6 +44,7 @@ describe('loadConfig with nothing set', () => {
       dataDir: './.data',
       migrateOnStart: true,
       exportMaxRows: 100_000,
+      simulateMaxEvaluations: 1_000_000,
       trustProxy: false,
       // Per tenant the plan decides; per client address 30 a minute.
       rateLimits: { evaluate: null, read: null, write: null, unauthenticated: 30, chatCallback: 600 },

@@ -36,6 +36,8 @@ export interface Config {
   readonly sessionTtlMs: number;
   /** Most rows one export may hold (traces for the bulk CSV, events for the audit export). */
   readonly exportMaxRows: number;
+  /** Most recorded evaluations one policy simulation may re-decide; more is 413. */
+  readonly simulateMaxEvaluations: number;
   /** Prefix of every BullMQ key in Redis, so several deployments (or test runs) can share one server. */
   readonly queuePrefix: string;
   /** Delays before the 2nd, 3rd, … attempt of a webhook delivery; attempts = delays + 1. */
@@ -124,6 +126,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     sessionTtlMs: integer(env, 'SESSION_TTL_HOURS', 168, { min: 1, max: 8_760 }) * 3_600_000,
     exportMaxRows: integer(env, 'EXPORT_MAX_ROWS', 100_000, { min: 1, max: 10_000_000 }),
+    simulateMaxEvaluations: integer(env, 'SIMULATE_MAX_EVALUATIONS', 1_000_000, { min: 1, max: 1_000_000 }),
     queuePrefix: token(env, 'QUEUE_PREFIX', 'agov'),
     webhookRetryDelaysMs: Object.freeze(
       integers(env, 'WEBHOOK_RETRY_DELAYS_MS', [60_000, 300_000, 1_800_000, 7_200_000], { min: 0, max: 604_800_000 }),

@@ -28,6 +28,9 @@ export { ACCOUNT_LIMITS } from './identity/passwords.js';
 
 // Rate limits: the sliding window's arithmetic, plan figures, and sign-in throttling.
 export type { RateCounters } from './limits/counters.js';
+export type { HistoryCounters } from './history/counters.js';
+export type { HistoryEntry } from './history/entries.js';
+export { MAX_HISTORY_WINDOW_MS } from './policy/history-operators.js';
 export {
   attemptOn,
   LOGIN_QUIET_MS,
@@ -55,30 +58,48 @@ export {
 } from './agents/vocabulary.js';
 
 // Policies: the rule store and the effects a rule can have.
-export type { PolicyEffect } from './policy/matching.js';
+export { POLICY_EFFECTS, type PolicyEffect } from './policy/effects.js';
 export {
   createPolicyRule,
   deactivatePolicyRule,
+  EDITABLE_RULE_FIELDS,
   getPolicyRule,
   listPolicyRules,
   listPolicyVersions,
-  POLICY_EFFECTS,
+  RULE_CREATE_DEFAULTS,
+  RULE_MODES,
   updatePolicyRule,
+  type PolicyRuleEdit,
 } from './policy/rule-store.js';
+export { SHADOW_REPORT_SAMPLES, shadowReport } from './policy/shadow-report.js';
+export { SIMULATION_SAMPLES, simulate } from './simulation/simulate.js';
+export type { DraftChange } from './simulation/draft.js';
+export { applyRuleSet, getRuleSetRevision } from './rule-sets/apply.js';
 
 // Evaluation: the decision with its trace, and the dry run that writes nothing.
 export { actionDigest, type DigestedAction } from './evaluation/action-digest.js';
 export { dryRun } from './evaluation/decide.js';
+export { decideOffline, OFFLINE_AGENT_FIELDS, type OfflineAgent, type OfflineAgentFields } from './evaluation/offline.js';
 export { evaluate } from './evaluation/evaluate.js';
 export { evaluationWriter } from './evaluation/evaluation-writer.js';
 
 // Approvals: reading requests, a reviewer's decision, and expiry.
-export { countApprovals, getApproval, getApprovalDetail, listApprovals, waitForApproval } from './approvals/approvals.js';
+export { countApprovals, getApproval, getApprovalDetail, listApprovals, waitForApproval, withGrant } from './approvals/approvals.js';
 export type { ApprovalDeps } from './approvals/deps.js';
 export { ApprovalWaiters, listenForApprovalMoves } from './approvals/waiters.js';
 export type { Verdict } from './approvals/decision-events.js';
 export { decideApproval, expireApproval, expireDueApprovals } from './approvals/decisions.js';
 export { expireOnSchedule } from './approvals/scheduled-expiry.js';
+export { createDelegation, listDelegations, MAX_DELEGATION_DAYS, revokeDelegation } from './approvals/delegations.js';
+export type { DelegationInput, DelegationView } from './approvals/delegations.js';
+
+// Execution grants: the signed proof of an approval (or an allow) a tool checks offline, its keys, and redeeming it.
+export type { GrantDeps } from './grants/deps.js';
+export { DEFAULT_GRANT_TTL_SECONDS, redeemGrant } from './grants/grants.js';
+export { publishedGrantKeys, rotateGrantKey } from './grants/keys.js';
+export { grantSettings, saveGrantSettings } from './grants/settings.js';
+export { presentGrantKey, presentGrantSettings, presentRedeemedGrant } from './presenters/grants.js';
+export { escalateOnSchedule } from './approvals/escalation.js';
 
 // Traces and exports: reading and verifying traces, recording outcomes, bulk export.
 export { exportAuditEvents, exportTraces } from './exports/exports.js';
@@ -120,7 +141,7 @@ export { blockedAddressReason, type WebhookTargets } from './webhooks/targets.js
 export type { OutboundRequest, OutboundResult, WebhookTransport } from './webhooks/transport.js';
 
 // E-mail: the tenant's notification settings, its reviewers' confirmations, and the mail to them.
-export { sendApprovalEmail } from './notifications/approval-email.js';
+export { sendApprovalEmail, sendEscalationEmail } from './notifications/approval-email.js';
 export { sendEmailConfirmation } from './notifications/confirmation-email.js';
 export { confirmEmail } from './notifications/confirmations.js';
 export type { CappedMail, MailMessage, Mailer, UndeliveredMail } from './notifications/mailer.js';
@@ -128,7 +149,7 @@ export { getNotificationSettings, saveNotificationSettings } from './notificatio
 
 // Chat (Slack): settings, approval cards and their updates, the Test action and the callback.
 export { handleChatCallback, type ChatCallback } from './chat/callback.js';
-export { postApprovalCard, updateApprovalCard } from './chat/card-delivery.js';
+export { postApprovalCard, postEscalationCard, updateApprovalCard } from './chat/card-delivery.js';
 export { CHAT_MODES, getChatSettings, putChatSettings, type ChatSettingsInput } from './chat/settings.js';
 export { presentChatSettings, presentChatTestResult } from './presenters/chat.js';
 export type { ChatFailure, ChatPort, PostedMessage, SlackApi, SlackMessage } from './chat/slack-api.js';
@@ -152,7 +173,7 @@ export { getSubscription } from './billing/status.js';
 
 // Presenters: row → the exact JSON the spec shows, shared by the API and webhook payloads.
 export { presentAgent, presentAgentDetail } from './presenters/agents.js';
-export { presentApproval, presentApprovalDetail, presentApprovalStatus } from './presenters/approvals.js';
+export { presentApproval, presentApprovalDetail, presentApprovalStatus, presentDelegation } from './presenters/approvals.js';
 export {
   presentApiKey,
   presentIssuedApiKey,
@@ -164,7 +185,7 @@ export {
 } from './presenters/identity.js';
 export { presentDryRun, presentEvaluation } from './presenters/evaluation.js';
 export { presentNotificationSettings } from './presenters/notifications.js';
-export { presentPolicy, presentPolicyVersion } from './presenters/policies.js';
+export { presentPolicy, presentPolicyVersion, presentShadowReportEntry, presentSimulation } from './presenters/policies.js';
 export {
   AUDIT_EXPORT_COLUMNS,
   presentEvent,

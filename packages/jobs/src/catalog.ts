@@ -2,12 +2,15 @@ import {
   announceAuditBatches,
   deleteExpiredIdempotencyKeys,
   deliverWebhooks,
+  escalateOnSchedule,
   expireDueApprovals,
   expireOnSchedule,
   fanOutAuditEvents,
   postApprovalCard,
+  postEscalationCard,
   sendApprovalEmail,
   sendEmailConfirmation,
+  sendEscalationEmail,
   type Deps,
   type DueEffect,
   type EffectKind,
@@ -39,11 +42,14 @@ interface EffectJob<K extends HandledKind> {
 export const EFFECT_JOBS: { readonly [K in HandledKind]: EffectJob<K> } = {
   audit_events: { queue: 'effects', handle: fanOutAuditEvents },
   approval_expiry: { queue: 'effects', handle: expireOnSchedule },
+  approval_escalation: { queue: 'effects', handle: escalateOnSchedule },
   webhook_delivery: { queue: 'webhooks', handle: deliverWebhooks },
   chat_card: { queue: 'deliveries', handle: postApprovalCard },
   chat_card_update: { queue: 'deliveries', handle: updateApprovalCard },
   approval_email: { queue: 'deliveries', handle: sendApprovalEmail },
   email_confirmation: { queue: 'deliveries', handle: sendEmailConfirmation },
+  escalation_email: { queue: 'deliveries', handle: sendEscalationEmail },
+  escalation_chat: { queue: 'deliveries', handle: postEscalationCard },
 };
 
 export const HANDLED_KINDS = Object.keys(EFFECT_JOBS) as HandledKind[];

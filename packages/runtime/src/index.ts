@@ -21,7 +21,7 @@ import type { Logger } from 'pino';
 import { createMailer } from './mailer.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { startMetricsServer, type MetricsServer } from './metrics-server.js';
-import { createRateCounters } from './rate-limit-store.js';
+import { createHistoryCounters, createRateCounters } from './rate-limit-store.js';
 import { createSecretBox } from './secret-keys.js';
 import { createChat } from './slack.js';
 import { createBilling } from './stripe.js';
@@ -131,6 +131,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     mailer: createMailer(config, options.logger),
     chat: createChat(config, options.logger),
     rateLimits: { counters, perMinute: config.rateLimits },
+    history: createHistoryCounters(counters, config),
     billing: createBilling(config, options.logger),
     observe: metrics.observer,
   };

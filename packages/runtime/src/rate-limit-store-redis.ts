@@ -105,6 +105,11 @@ export class RedisCounters implements RateCounters {
     return counters;
   }
 
+  /** The connection, which the history counters share (history-store-redis.ts). */
+  get connection(): Redis {
+    return this.redis;
+  }
+
   get degraded(): boolean {
     return this.fallenBack;
   }

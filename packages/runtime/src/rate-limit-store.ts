@@ -1,8 +1,10 @@
 import type { Config } from '@agov/config';
-import type { RateCounters } from '@agov/domain';
+import type { HistoryCounters, RateCounters } from '@agov/domain';
 import type { Logger } from 'pino';
 import { MemoryCounters } from './rate-limit-store-memory.js';
 import { RedisCounters } from './rate-limit-store-redis.js';
+import { MemoryHistory } from './history-store-memory.js';
+import { RedisHistory } from './history-store-redis.js';
 
 export type RuntimeCounters = RateCounters & { close(): Promise<void> };
 
@@ -11,4 +13,9 @@ export async function createRateCounters(config: Config, logger: Logger): Promis
   if (config.redisUrl) return RedisCounters.connect(config.redisUrl, config.queuePrefix, logger);
   // Embedded mode is one process: its memory is the whole picture, and there is nothing to release.
   return Object.assign(new MemoryCounters(), { close: async () => {} });
+}
+
+/** The history operators' counters: in Redis on the rate counters' connection and prefix when they are there, in memory otherwise. */
+export function createHistoryCounters(counters: RuntimeCounters, config: Config): HistoryCounters {
+  return counters instanceof RedisCounters ? new RedisHistory(counters.connection, config.queuePrefix) : new MemoryHistory();
 }

@@ -1,6 +1,6 @@
 import createOpenApiClient, { type Client } from 'openapi-fetch';
 import { GovernanceError } from './errors.js';
-import { type GuardOptions, guard } from './guard.js';
+import { type GuardOptions, guard, type Permit } from './guard.js';
 import type { paths } from './generated/openapi.js';
 import { type RetryOptions, retryingFetch } from './retry.js';
 
@@ -91,6 +91,16 @@ export function createClient(options: ClientOptions) {
     denyApproval: async (id: string, decision: RequestBody<'/api/v1/approvals/{id}/deny', 'post'>, call?: CallOptions) =>
       resource(await api.POST('/api/v1/approvals/{id}/deny', { params: { path: { id } }, body: decision, ...init(call) })),
 
+    /**
+     * The tenant's grant keys (`GET /.well-known/jwks.json`), for `verifyGrant`: fetch once and
+     * cache (the service allows 5 minutes); fetch again when a grant names a key not in it.
+     */
+    fetchJwks: async (tenantId: string, call?: CallOptions) =>
+      data(await api.GET('/.well-known/jwks.json', { params: { query: { tenant_id: tenantId } }, ...init(call) })),
+    /** Uses a grant, once: a second redeem, or one after it expired, is a 409 `GovernanceError`. */
+    redeemGrant: async (jti: string, call?: CallOptions) =>
+      resource(await api.POST('/api/v1/grants/{jti}/redeem', { params: { path: { jti } }, ...init(call) })),
+
     createAgent: async (agent: RequestBody<'/api/v1/agents', 'post'>, call?: CallOptions) =>
       resource(await api.POST('/api/v1/agents', { body: agent, ...init(call) })),
     getAgent: async (id: string, call?: CallOptions) =>
@@ -119,7 +129,8 @@ export function createClient(options: ClientOptions) {
      * Runs `fn` only if the service allows `action`, waiting for a reviewer when it asks for
      * approval, and records the outcome on the action's trace. See guard() in guard.ts.
      */
-    guard: <T>(action: Action, fn: () => T | Promise<T>, guardOptions?: GuardOptions<T>) => guard(calls, action, fn, guardOptions),
+    guard: <T>(action: Action, fn: (permit: Permit) => T | Promise<T>, guardOptions?: GuardOptions<T>) =>
+      guard(calls, action, fn, guardOptions),
   };
 }
 

@@ -10,10 +10,17 @@ export interface GuardedCalls<Action> {
 }
 
 /** What guard() reads of an evaluation. */
-export type Evaluation = Pick<Schema<'Evaluation'>, 'decision' | 'trace_id' | 'approval_request_id' | 'reason'>;
+export type Evaluation = Pick<Schema<'Evaluation'>, 'decision' | 'trace_id' | 'approval_request_id' | 'reason' | 'grant'>;
 
 /** What guard() reads of an approval's status. */
-export type ApprovalStatus = Pick<Schema<'ApprovalStatus'>, 'status' | 'approver_name' | 'decision_note'>;
+export type ApprovalStatus = Pick<Schema<'ApprovalStatus'>, 'status' | 'approver_name' | 'decision_note' | 'grant'>;
+
+/** What `fn` is given when it may run: its trace, and the execution grant to hand to the tool if there is one. */
+export interface Permit {
+  traceId: string;
+  /** The approval's grant, or the allow's when the tenant turned grants on for allows; else null (docs/grants.md). */
+  grant: string | null;
+}
 
 export interface GuardOptions<T> {
   /** Cancels the evaluation or the wait for a decision; `fn` then never runs. */
@@ -40,15 +47,15 @@ const MAX_WAIT_SECONDS = 60;
 const SUMMARY_LIMIT = 1_000;
 
 /**
- * Evaluates `action`; runs `fn` only once it is allowed, or approved by a reviewer; records
- * the outcome on the trace (`success` with a summary of the result, or `error` with the
+ * Evaluates `action`; runs `fn` only once it is allowed, or approved by a reviewer, giving it
+ * the trace and the grant a tool may verify (`Permit`); records the outcome on the trace (`success` with a summary of the result, or `error` with the
  * error's message); returns `fn`'s result or rethrows its error. A refusal throws
  * `ActionDenied`, `ApprovalRejected`, `ApprovalExpired` or `ApprovalTimeout`.
  */
 export async function guard<Action, T>(
   calls: GuardedCalls<Action>,
   action: Action,
-  fn: () => T | Promise<T>,
+  fn: (permit: Permit) => T | Promise<T>,
   options: GuardOptions<T> = {},
 ): Promise<T> {
   const { signal } = options;
@@ -59,14 +66,15 @@ export async function guard<Action, T>(
   if (evaluation.decision === 'deny') {
     throw new ActionDenied(`Action denied: ${evaluation.reason}`, { traceId, approvalId: null, reason: evaluation.reason });
   }
-  if (evaluation.decision === 'approval_required') {
-    await awaitApproval(calls, traceId, evaluation.approval_request_id!, options);
-  }
+  const grant =
+    evaluation.decision === 'approval_required'
+      ? await awaitApproval(calls, traceId, evaluation.approval_request_id!, options)
+      : (evaluation.grant ?? null);
   signal?.throwIfAborted();
 
   let result: T;
   try {
-    result = await fn();
+    result = await fn({ traceId, grant });
   } catch (error) {
     await record(calls, traceId, { status: 'error', metadata: { error: messageOf(error) } }, options.onOutcomeError);
     throw error;
@@ -75,7 +83,13 @@ export async function guard<Action, T>(
   return result;
 }
 
-async function awaitApproval<Action>(calls: GuardedCalls<Action>, traceId: string, approvalId: string, options: GuardOptions<never>) {
+/** Waits for the decision; resolves with the approval's grant (null if it carries none), or throws the refusal. */
+async function awaitApproval<Action>(
+  calls: GuardedCalls<Action>,
+  traceId: string,
+  approvalId: string,
+  options: GuardOptions<never>,
+): Promise<string | null> {
   const { signal } = options;
   const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const fields = { traceId, approvalId };
@@ -91,7 +105,7 @@ async function awaitApproval<Action>(calls: GuardedCalls<Action>, traceId: strin
     const approval = await calls.getApprovalStatus(approvalId, { ...(wait ? { wait } : {}), ...(signal ? { signal } : {}) });
     switch (approval.status) {
       case 'approved':
-        return;
+        return approval.grant ?? null;
       case 'denied': {
         const reason = approval.decision_note ?? `denied by ${approval.approver_name ?? 'a reviewer'}`;
         throw new ApprovalRejected(`Approval ${approvalId} was denied: ${reason}`, {

@@ -18,8 +18,19 @@ export {
   GuardError,
 } from './errors.js';
 export type { components, operations, paths, webhooks } from './generated/openapi.js';
+export {
+  GRANT_TYPE,
+  type AllowedGrantClaims,
+  type ApprovedGrantClaims,
+  type GrantClaims,
+  type GrantFailure,
+  type GrantJwks,
+  GrantVerificationError,
+  type VerifyGrantOptions,
+  verifyGrant,
+} from './grants.js';
 export type { Schema } from './schemas.js';
-export type { ApprovalStatus, Evaluation, GuardOptions } from './guard.js';
+export type { ApprovalStatus, Evaluation, GuardOptions, Permit } from './guard.js';
 export type { RetryOptions } from './retry.js';
 export {
   type AuditExportRow,

@@ -63,7 +63,7 @@ describe('the generated types', () => {
           sent.push(name);
       }
     }
-    expect(declared).toHaveLength(9);
+    expect(declared).toHaveLength(10);
     expect(sent).toEqual(declared);
   });
 });

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../../../apps/api/test/harness.js';
-import { ActionDenied, ApprovalExpired, ApprovalRejected, ApprovalTimeout, createClient, type GovernanceClient } from '../src/index.js';
+import {
+  ActionDenied,
+  ApprovalExpired,
+  ApprovalRejected,
+  ApprovalTimeout,
+  createClient,
+  type GovernanceClient,
+  type Permit,
+  verifyGrant,
+} from '../src/index.js';
 import { governedAgent, listen, writeToRepo } from './service.js';
 
 const t = useTestApp();
@@ -112,6 +121,37 @@ describe('guard()', () => {
     expect(await outcomeOf(admin, traceId)).toEqual({
       final_outcome: 'completed_with_approval',
       outcome: [{ event_type: 'operation_executed', metadata: { summary: 'merged' } }],
+    });
+  });
+
+  it("hands the action its permit: the approval's grant once approved, an allow's when the tenant asks for grants", async () => {
+    const baseUrl = await listen(t);
+    const approving = await governedAgent(t, baseUrl, 'approval_required');
+    const permits: Permit[] = [];
+    await approving.runtime.guard(writeToRepo(approving.agentId), (permit) => permits.push(permit), {
+      pollIntervalMs: 100,
+      onEvaluated: whenPending((id) => approving.admin.approveApproval(id, { approver_name: 'Rita Reviewer' })),
+    });
+    const approvedKeys = await approving.admin.fetchJwks(approving.tenantId);
+    await expect(verifyGrant(permits[0]!.grant!, writeToRepo(approving.agentId), approvedKeys)).resolves.toMatchObject({
+      decision: 'approved',
+      trace_id: permits[0]!.traceId,
+    });
+
+    const allowing = await governedAgent(t, baseUrl, 'allow');
+    await allowing.runtime.guard(writeToRepo(allowing.agentId), (permit) => permits.push(permit));
+    expect(permits[1]).toEqual({ traceId: expect.any(String), grant: null });
+    const saved = await fetch(`${baseUrl}/api/v1/settings/grants`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${allowing.adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ issue_on_allow: true }),
+    });
+    expect(saved.status).toBe(200);
+    await allowing.runtime.guard(writeToRepo(allowing.agentId), (permit) => permits.push(permit));
+    const allowedKeys = await allowing.admin.fetchJwks(allowing.tenantId);
+    await expect(verifyGrant(permits[2]!.grant!, writeToRepo(allowing.agentId), allowedKeys)).resolves.toMatchObject({
+      decision: 'allowed',
+      trace_id: permits[2]!.traceId,
     });
   });
 

@@ -16,6 +16,7 @@ export interface Governed {
   admin: GovernanceClient;
   adminKey: string;
   runtimeKey: string;
+  tenantId: string;
   agentId: string;
 }
 
@@ -39,6 +40,7 @@ export async function governedAgent(
     admin,
     adminKey,
     runtimeKey: tenant.runtimeKey.apiKey,
+    tenantId: tenant.tenantId,
     agentId: agent.id,
   };
 }

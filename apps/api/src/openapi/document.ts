@@ -272,6 +272,25 @@ function describeSuccess(response: Response, status: string, facts: RouteFacts) 
   }
 }
 
+/**
+ * A discriminator's mapping from each value of its field to the branch it picks: in OpenAPI a
+ * value with no mapping names a schema, and ours are values like `create`. The validator reads
+ * the branches' own `const`, so the mapping is written in the document only.
+ */
+function withMapping(union: Json, schemas: Record<string, Json>): Json {
+  const { propertyName } = union.discriminator as { propertyName: string };
+  const mapping = Object.fromEntries(
+    (union.oneOf as { $ref: string }[]).map(({ $ref }) => {
+      const branch = schemas[$ref.replace('#/components/schemas/', '')] as {
+        properties: Record<string, { enum?: string[]; const?: string }>;
+      };
+      const tag = branch.properties[propertyName]!;
+      return [tag.const ?? tag.enum![0], $ref];
+    }),
+  );
+  return { propertyName, mapping };
+}
+
 /** Every schema with a `title` becomes `#/components/schemas/<title>`, referenced wherever it appears. */
 function extractComponents(document: Document): void {
   const components = document.components ?? {};
@@ -280,6 +299,7 @@ function extractComponents(document: Document): void {
     if (Array.isArray(node)) return node.map(visit);
     if (node === null || typeof node !== 'object') return node;
     const object = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, visit(value)])) as Json;
+    if (object.discriminator && Array.isArray(object.oneOf)) object.discriminator = withMapping(object, schemas);
     const title = object.title;
     if (typeof title !== 'string' || !looksLikeSchema(object)) return object;
     const { title: _name, ...body } = object;

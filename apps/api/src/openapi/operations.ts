@@ -101,13 +101,54 @@ export const OPERATIONS: Record<string, OperationText> = {
   },
   approveApproval: {
     summary: 'Approve an approval request',
-    description: 'Approves a pending request: its trace may go ahead. A request that is no longer pending is 409.',
+    description:
+      "Casts an approving vote on a pending request. When the approvals of distinct people reach the request's `approvals_required` (1 unless its rule says more), the request is approved and its trace may go ahead; below that it answers 200 still `pending`, with the vote under `votes`. A request that is no longer pending is 409. A request that needs more than one approver refuses a second vote by one person, and any vote by the principal that created the agent or asked, with 409; an API key cannot approve it (403). `on_behalf_of` casts the vote of a reviewer who delegated their votes to the caller (403 without a delegation in force).",
     errors: ['conflict'],
   },
   denyApproval: {
     summary: 'Deny an approval request',
-    description: 'Denies a pending request: its trace is blocked. A request that is no longer pending is 409.',
+    description:
+      'Casts a denying vote on a pending request: any deny ends it denied and its trace is blocked. A request that is no longer pending is 409; the checks on who may vote are those of approve.',
     errors: ['conflict'],
+  },
+  createDelegation: {
+    summary: 'Delegate your votes',
+    description:
+      'The signed-in reviewer lets another reviewer or admin of the organization vote `on_behalf_of` them from `starts_at` (now when omitted) until `ends_at`, at most 90 days; each such vote names both.',
+  },
+  listDelegations: {
+    summary: 'List delegations',
+    description: "The organization's delegations of votes, newest first; `current=true` leaves out those ended or revoked.",
+  },
+  revokeDelegation: {
+    summary: 'Revoke a delegation',
+    description: 'Ends a delegation now. Only the reviewer who delegated, or an admin, may; revoking it again changes nothing.',
+  },
+
+  fetchJwks: {
+    summary: "Get a tenant's grant keys",
+    description:
+      "The public keys (JWKS) that verify a tenant's execution grants: its current key and retired keys still published, until the last grant each signed expires. No credential; `Cache-Control: public, max-age=300`. An unknown tenant answers an empty set.",
+  },
+  redeemGrant: {
+    summary: 'Redeem an execution grant',
+    description:
+      "Marks a grant used, once, and records `grant_redeemed` in its trace. Any credential of the grant's tenant. A grant already redeemed (`details.redeemed_at`) or expired (`details.expires_at`) is 409.",
+    errors: ['conflict'],
+  },
+  rotateGrantKey: {
+    summary: 'Rotate the grant signing key',
+    description:
+      "Makes a new key current for signing the tenant's grants. The old key stays in the JWKS while a grant it signed is unexpired.",
+  },
+  getGrantSettings: {
+    summary: 'Get grant settings',
+    description: 'Whether evaluate signs an execution grant for every allow, as it does for every approved request.',
+  },
+  replaceGrantSettings: {
+    summary: 'Save grant settings',
+    description:
+      "Turns grants for allowed actions on or off. On, every allow evaluate decides carries `grant`, signed with the tenant's key and expiring after the allowing rule's max_session_ttl (else 300 s).",
   },
 
   listAgents: {
@@ -146,7 +187,11 @@ export const OPERATIONS: Record<string, OperationText> = {
     errors: ['not_found'],
   },
   getPolicyRule: { summary: 'Get a policy rule', description: 'A policy rule at its current version.' },
-  updatePolicyRule: { summary: 'Update a policy rule', description: 'Changes a rule; each change is a new version, kept in its history.' },
+  updatePolicyRule: {
+    summary: 'Update a policy rule',
+    description:
+      'Changes a rule; each change is a new version, kept in its history. Switching `mode` from `shadow` to `enforce` promotes a shadow rule.',
+  },
   deactivatePolicyRule: {
     summary: 'Deactivate a policy rule',
     description: 'Deactivates a rule (it stops deciding) and answers it; its history is kept.',
@@ -154,8 +199,32 @@ export const OPERATIONS: Record<string, OperationText> = {
   listPolicyRuleVersions: { summary: "List a policy rule's versions", description: 'Every version of a rule, newest first.' },
   testPolicyRules: {
     summary: 'Dry-run the policy',
-    description: "Says what the tenant's active rules would decide for an action, without recording anything.",
+    description:
+      "Says what the tenant's active rules would decide for an action, without recording anything. Shadow rules are ignored unless `include_shadow` is true; then they decide as if enforced.",
     errors: ['not_found'],
+  },
+  getShadowReport: {
+    summary: 'Report what shadow rules would have changed',
+    description:
+      'Per shadow rule, the evaluations recorded between `from` and `to` (both included) whose decision it would have changed: how many, from which decision to which, and up to 5 of their traces, newest first. Rules that would have changed nothing are left out; the rest come most changes first, then by rule id. An `agent_id` of no agent of the tenant is 404.',
+    errors: ['not_found'],
+  },
+  simulatePolicyChanges: {
+    summary: 'Simulate rule changes over recorded traffic',
+    description:
+      'Re-decides every evaluation recorded between `from` and `to` (both included; of one agent with `agent_id`) under the current enforced rules with `changes` applied in order, each agent in the state its trace recorded (an agent suspended then stays denied), and says how many decisions would change: by transition, by the rule deciding under the draft, with up to 10 traces per transition, oldest first. Nothing is written. Changes are checked as their endpoints check them: 400 for an invalid condition or, with `agent_id`, a rule of another agent; 404 for an agent or rule not of the tenant. Over `SIMULATE_MAX_EVALUATIONS` (1 000 000) recorded evaluations is 413 `export_too_large` with `details: {total, limit}`, before anything is re-decided.',
+    errors: ['not_found', 'export_too_large'],
+  },
+  getPolicyRevision: {
+    summary: "Get the revision of the tenant's rules",
+    description:
+      'An opaque digest over every rule of the tenant, active or not: its id, version and whether it is active. Any create, update or delete changes it. `POST /api/v1/policies/apply` takes it as its optimistic lock.',
+  },
+  applyPolicyChanges: {
+    summary: 'Apply a change set to the rules in one transaction',
+    description:
+      "Makes `changes` (the shape `POST /api/v1/policies/simulate` takes) live, all of them or none. Each is checked as its endpoint checks it: 400 naming the field (e.g. `changes[2].rule.conditions`), 404 for an agent or rule not of the tenant. If the tenant's rules are no longer at `revision`, 409 `conflict` with `details: {revision}` (the current one) and nothing is written; of concurrent applies against one revision exactly one succeeds. Each change is written as its endpoint writes it (a new version, `policy.updated`), the new versions' `change_summary` being the one given. Answers the new revision and the ids created, updated and deleted, in the order of their changes.",
+    errors: ['not_found', 'conflict'],
   },
 
   createWebhook: {
@@ -219,12 +288,12 @@ export const OPERATIONS: Record<string, OperationText> = {
 
   getNotificationSettings: {
     summary: 'Get e-mail notifications',
-    description: 'Whether approval requests are mailed, and to which reviewers.',
+    description: 'Whether approval requests are mailed, to which reviewers, and to whom when they are escalated.',
   },
   replaceNotificationSettings: {
     summary: 'Save e-mail notifications',
     description:
-      'Replaces both fields. A newly listed address is sent a confirmation link and gets no approval mail until it is confirmed.',
+      'Replaces every field (escalation_emails left out is an empty list). A newly listed address is sent a confirmation link and gets no approval or escalation mail until it is confirmed.',
   },
   confirmEmail: {
     summary: "Confirm a reviewer's e-mail address",

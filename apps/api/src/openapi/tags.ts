@@ -2,6 +2,10 @@
 export const TAGS = [
   { name: 'evaluate', description: 'Ask whether an agent may perform an action.' },
   { name: 'approvals', description: 'Requests for a person to approve or deny an action, and waiting for the decision.' },
+  {
+    name: 'grants',
+    description: 'Execution grants: signed proof of an approval that a tool verifies offline, the keys to verify them, and redeeming one.',
+  },
   { name: 'traces', description: 'The record of each evaluated action: its audit events, outcome, verification and exports.' },
   { name: 'audit', description: 'The audit trail across traces, exported.' },
   { name: 'agents', description: 'The agents under governance and their lifecycle.' },

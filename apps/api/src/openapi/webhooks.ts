@@ -14,6 +14,11 @@ const DATA: Record<DocumentedEvent, { summary: string; data: Json }> = {
   'approval.approved': { summary: 'An approval request was approved.', data: object({ approval: ref('Approval') }) },
   'approval.denied': { summary: 'An approval request was denied.', data: object({ approval: ref('Approval') }) },
   'approval.expired': { summary: 'An approval request expired undecided.', data: object({ approval: ref('Approval') }) },
+  'approval.escalated': {
+    summary:
+      "An approval request was still pending at its `escalate_at` (its rule's `escalate_after_seconds`): the escalation recipients were told. Sent once per request.",
+    data: object({ approval: ref('Approval') }),
+  },
   'trace.completed': {
     summary: 'An outcome was recorded: the trace is complete.',
     data: object({

@@ -16,14 +16,16 @@ const ONE_YEAR_MS = 365 * 24 * 3_600_000;
  * Serves the dashboard (apps/web) when it has been built: hashed assets cached for a year,
  * any other page of the app answered with index.html, which is never cached so a deploy
  * shows at once. Assets are static and public, so they pass no credential check and are not
- * counted against the caller's unauthenticated allowance.
+ * counted against the caller's unauthenticated allowance. Every answer, index.html too, is the
+ * `.br` or `.gz` the build wrote beside the file when the browser accepts it (with `Vary:
+ * Accept-Encoding`), else the file itself: compressed once at build time, never per request.
  */
 export async function installDashboard(app: FastifyInstance, directory = DASHBOARD_DIR): Promise<void> {
   if (!existsSync(`${directory}index.html`)) {
     app.log.warn({ directory }, 'dashboard not built: run `npm run build` to serve it');
     return;
   }
-  await app.register(fastifyStatic, { root: directory, serve: false });
+  await app.register(fastifyStatic, { root: directory, serve: false, preCompressed: true });
   const rootFiles = new Set(
     readdirSync(directory, { withFileTypes: true })
       .filter((entry) => entry.isFile())

@@ -154,5 +154,11 @@ function toFieldProblem(problem: AjvProblem): FieldProblem {
   const join = (name: unknown) => (base ? `${base}.${String(name)}` : String(name));
   if (problem.keyword === 'required') return { field: join(problem.params.missingProperty), message: 'is required' };
   if (problem.keyword === 'additionalProperties') return { field: join(problem.params.additionalProperty), message: 'is not allowed' };
+  // The field that picks a shape (a change's `action`): missing, or none of the shapes' values.
+  if (problem.keyword === 'discriminator') {
+    const { tag, tagValue } = problem.params;
+    if (tagValue === undefined) return { field: join(tag), message: 'is required' };
+    return { field: join(tag), message: problem.params.error === 'tag' ? 'must be string' : 'must be equal to one of the allowed values' };
+  }
   return { field: base || '(body)', message: problem.message ?? 'is invalid' };
 }

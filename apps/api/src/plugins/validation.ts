@@ -4,7 +4,8 @@ import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 import { AppError } from '@agov/domain';
 import { FORMATS, FREEFORM_KEYWORD, FREEFORM_MAX_BYTES, FREEFORM_MAX_DEPTH } from '../schemas/common.js';
 
-const shared: Options = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false };
+// `discriminator`: a oneOf whose branches are told apart by a field reports the chosen branch's problems only.
+const shared: Options = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false, discriminator: true };
 
 /** An Ajv with the standard formats, `uuid` and `date-time` read our way (see FORMATS). */
 function ajvWith(options: Options): Ajv {

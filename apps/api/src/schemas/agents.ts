@@ -44,8 +44,30 @@ const agentFields = {
   modified_at: Timestamp,
 };
 
-export const CreateAgentBody = Body(agentFields);
-export const UpdateAgentBody = PatchBody(agentFields);
+/** A per-minute limit: a whole number of evaluations, or null for none. */
+const PerMinuteLimit = (description: string) =>
+  Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()], { description });
+
+const THROTTLE_EFFECTS = ['approval_required', 'deny'] as const;
+
+/**
+ * The throttle (CONTRACT "Policy lifecycle decisions"), beyond the spec's fields: optional on
+ * create (no limits, `deny`), and kept by a PATCH that leaves them out, so no `default` keyword.
+ */
+const throttleFields = {
+  max_requests_per_minute: Type.Optional(
+    PerMinuteLimit('Evaluations of this agent admitted in any 60 s before its throttle_effect applies; null (default): no limit'),
+  ),
+  max_identical_requests_per_minute: Type.Optional(
+    PerMinuteLimit('The same for one identical action (same action_digest): the loop guard; null (default): no limit'),
+  ),
+  throttle_effect: Type.Optional(
+    StringEnum(THROTTLE_EFFECTS, { description: 'The decision of a request past either limit; deny when left out on create' }),
+  ),
+};
+
+export const CreateAgentBody = Body({ ...agentFields, ...throttleFields });
+export const UpdateAgentBody = PatchBody({ ...agentFields, ...throttleFields });
 
 export const AgentListQuery = Type.Object({
   ...PageQuery,
@@ -83,6 +105,9 @@ const agentOut = {
   modified_by: Type.String(),
   modified_at: Timestamp,
   lifecycle_state: StringEnum(LIFECYCLE_STATES),
+  max_requests_per_minute: Type.Union([Type.Integer(), Type.Null()]),
+  max_identical_requests_per_minute: Type.Union([Type.Integer(), Type.Null()]),
+  throttle_effect: StringEnum(THROTTLE_EFFECTS),
   created_at: Timestamp,
 };
 

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Body, JsonObjectOut, NullableTimestamp, PageQuery, StringEnum, Text, Timestamp } from './common.js';
+import { Email } from './identity.js';
+import { GrantToken } from './grants.js';
 import { TraceListItem } from './traces.js';
 
 const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired'] as const;
@@ -26,7 +28,26 @@ export const ApprovalCountQuery = Type.Object({ status: Type.Optional(ApprovalSt
 export const DecisionBody = Body({
   approver_name: Text(200),
   decision_note: Type.Optional(Type.String({ maxLength: 2000 })),
+  on_behalf_of: Type.Optional(
+    Type.String({
+      format: Email.format,
+      maxLength: Email.maxLength,
+      description: 'The e-mail of the reviewer whose vote this is, cast under their delegation to the signed-in caller',
+    }),
+  ),
 });
+
+const Vote = Type.Object(
+  {
+    decision: StringEnum(['approve', 'deny']),
+    principal: Type.String({ description: 'Who cast the vote, as the service authenticated them' }),
+    on_behalf_of: Type.Union([Type.String(), Type.Null()], { description: 'The reviewer whose delegated vote this is' }),
+    approver_name: Type.String(),
+    decision_note: Type.Union([Type.String(), Type.Null()]),
+    at: Timestamp,
+  },
+  { title: 'ApprovalVote' },
+);
 
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -55,10 +76,17 @@ export const Approval = Type.Object(
     context_snapshot: JsonObjectOut,
     action_digest: ActionDigest,
     expires_at: Timestamp,
+    escalate_at: Type.Union([Timestamp, Type.Null()], {
+      description:
+        "When the escalation recipients are told if the request is still pending: its rule's escalate_after_seconds after it was made; null when the rule sets none or the request expires first",
+    }),
+    escalated_at: Type.Union([Timestamp, Type.Null()], { description: 'When the request was escalated; null until then' }),
     requested_at: Timestamp,
     decided_at: NullableTimestamp,
     approver_name: nullableString,
     decision_note: nullableString,
+    approvals_required: Type.Integer({ minimum: 1, maximum: 5 }),
+    votes: Type.Array(Vote, { description: 'Every vote cast, in order; approver_name and decided_at describe the deciding one' }),
   },
   { title: 'Approval' },
 );
@@ -66,6 +94,11 @@ export const Approval = Type.Object(
 export const ApprovalDetail = Type.Object(
   {
     ...Approval.properties,
+    grant: GrantToken,
+    grant_expires_at: Type.Union([Timestamp, Type.Null()], { description: "The grant's `exp`; null without a grant" }),
+    grant_redeemed_at: Type.Union([Timestamp, Type.Null()], {
+      description: 'When the grant was redeemed; null until then, or without a grant',
+    }),
     agent: Type.Union([
       Type.Object({
         id: Type.String(),
@@ -93,6 +126,7 @@ export const ApprovalStatusResponse = Type.Object(
     approver_name: nullableString,
     decision_note: nullableString,
     action_digest: ActionDigest,
+    grant: GrantToken,
   },
   { title: 'ApprovalStatus' },
 );

@@ -21,6 +21,13 @@ export const ChatSettingsBody = Body({
   bot_token: Type.Optional(Type.String({ maxLength: 256, pattern: '^xoxb-[A-Za-z0-9-]+$', examples: ['xoxb-1234-5678-abcdef'] })),
   team_id: Type.Optional(SlackId),
   channel_id: Type.Optional(SlackId),
+  escalation_channel: Type.Optional(
+    Type.String({
+      pattern: '^[A-Z0-9]{2,64}$',
+      examples: ['C0456EFGH'],
+      description: 'Bot mode: where a request still pending at its escalate_at is posted again. Left out: escalations are not posted.',
+    }),
+  ),
 });
 
 export const ChatSettings = Type.Union(
@@ -38,6 +45,7 @@ export const ChatSettings = Type.Union(
       app_id: Type.String(),
       team_id: Type.String(),
       channel_id: Type.String(),
+      escalation_channel: Type.Union([Type.String(), Type.Null()]),
       has_app_secret: Type.Boolean(),
       has_bot_token: Type.Boolean(),
       updated_at: Timestamp,

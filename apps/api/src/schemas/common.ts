@@ -1,8 +1,9 @@
-import { type Static, Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
+import { type ObjectOptions, type Static, Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { DATA_CLASSIFICATIONS, type ErrorCode, instantOf, isUuid, POLICY_EFFECTS } from '@agov/domain';
 
 /** A request body: unknown fields are rejected, never silently dropped. */
-export const Body = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
+export const Body = <T extends TProperties>(properties: T, options: ObjectOptions = {}) =>
+  Type.Object(properties, { ...options, additionalProperties: false });
 
 /** A PATCH body: any subset of the fields, but at least one. */
 export const PatchBody = <T extends TProperties>(properties: T) =>

@@ -11,7 +11,14 @@ const action = {
 };
 
 export const EvaluateBody = Body({ ...action, context: Type.Optional(Freeform) });
-export const DryRunBody = Body(action);
+export const DryRunBody = Body({
+  ...action,
+  include_shadow: Type.Optional(
+    Type.Boolean({
+      description: 'Decide as if the shadow rules were enforced; without it (or false) they are ignored, as evaluate ignores them',
+    }),
+  ),
+});
 
 export const EvaluateResponse = Type.Object(
   {
@@ -21,6 +28,12 @@ export const EvaluateResponse = Type.Object(
     reason: Type.String(),
     policy_rule_id: Type.Union([Type.String(), Type.Null()]),
     risk_classification: Type.Optional(StringEnum(['low', 'medium', 'high', 'critical'])),
+    grant: Type.Optional(
+      Type.String({
+        description:
+          'The execution grant of an allow, present when the tenant turned on grants for allowed actions (PUT /api/v1/settings/grants): a compact JWS a tool verifies offline (docs/grants.md)',
+      }),
+    ),
   },
   { title: 'Evaluation' },
 );

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ACCOUNT_LIMITS, ROLES, SCOPES } from '@agov/domain';
 import { Body, NullableTimestamp, PatchBody, StringEnum, Text, Timestamp } from './common.js';
 
-const Email = Type.String({ format: 'email', maxLength: ACCOUNT_LIMITS.emailMaxLength, examples: ['ada@example.com'] });
+export const Email = Type.String({ format: 'email', maxLength: ACCOUNT_LIMITS.emailMaxLength, examples: ['ada@example.com'] });
 const Password = Type.String({ ...ACCOUNT_LIMITS.password, examples: ['correct horse battery staple'] });
 const Role = StringEnum(ROLES);
 const ScopeName = StringEnum(SCOPES);

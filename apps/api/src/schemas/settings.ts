@@ -11,14 +11,22 @@ const ReviewerEmail = Type.String({ format: 'email', maxLength: 254 });
 export const NotificationSettingsBody = Body({
   email_enabled: Type.Boolean(),
   reviewer_emails: Type.Array(ReviewerEmail, { maxItems: MAX_REVIEWER_EMAILS }),
+  escalation_emails: Type.Optional(
+    Type.Array(ReviewerEmail, {
+      maxItems: MAX_REVIEWER_EMAILS,
+      description: 'Told of a request still pending at its escalate_at (rules, escalate_after_seconds). Left out: nobody.',
+    }),
+  ),
 });
 
 export const NotificationSettings = Type.Object(
   {
     email_enabled: Type.Boolean(),
     reviewer_emails: Type.Array(Type.String()),
+    escalation_emails: Type.Array(Type.String()),
     unconfirmed_emails: Type.Array(Type.String(), {
-      description: 'The listed addresses, as written, whose owners have not confirmed them yet: they get no approval mail.',
+      description:
+        'The addresses of either list, as written, whose owners have not confirmed them yet: they get no approval or escalation mail.',
     }),
   },
   { title: 'NotificationSettings' },

@@ -14,6 +14,7 @@ const TONES: Record<string, BadgeTone> = {
   completed_with_approval: 'good',
   delivered: 'good',
   active: 'good',
+  approve: 'good',
   approval_required: 'warning',
   pending: 'warning',
   in_progress: 'info',
@@ -25,6 +26,8 @@ const TONES: Record<string, BadgeTone> = {
   failed: 'danger',
   revoked: 'danger',
   expired: 'neutral',
+  // a rule that never decides
+  shadow: 'info',
   // risk
   low: 'good',
   medium: 'info',

@@ -1,11 +1,18 @@
 import { ApiError } from '../api/client';
 import { useMe } from '../session/session';
 
-/** Explains a failed call: a 403 in terms of the user's role, anything else in the service's words. */
+/**
+ * A 403 for want of a role, which names the role it needs; other refusals (a vote for a reviewer
+ * whose delegation has ended, say) are explained by the service's own message.
+ */
+const isRoleRefusal = (error: unknown): error is ApiError =>
+  error instanceof ApiError && error.status === 403 && error.body?.details?.required_role !== undefined;
+
+/** Explains a failed call: a missing role in terms of the user's role, anything else in the service's words. */
 export function ErrorNotice({ error }: { error: unknown }) {
   const me = useMe();
   if (!error) return null;
-  if (error instanceof ApiError && error.status === 403) {
+  if (isRoleRefusal(error)) {
     const role = me.data?.user.role;
     return (
       <div role="alert" className="notice notice-error">

@@ -19,6 +19,7 @@ export function usePendingCount() {
 export function Layout() {
   const { user, tenant } = useSession();
   const configure = useCan('configure');
+  const decide = useCan('decide');
   const pending = usePendingCount().data?.count ?? 0;
   const navigate = useNavigate();
   const resetSession = useResetSession();
@@ -62,6 +63,7 @@ export function Layout() {
             </>
           )}
         </NavLink>
+        {decide && <NavLink to="/delegations">Delegations</NavLink>}
         <NavLink to="/traces">Traces</NavLink>
         <NavLink to="/agents">Agents</NavLink>
         <NavLink to="/policies">Policies</NavLink>

@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { at, createdAt, id } from './columns.js';
 import { tenants } from './identity.js';
 
@@ -38,6 +38,13 @@ export const agents = pgTable(
     lifecycleState: text('lifecycle_state', { enum: ['active', 'suspended', 'revoked'] })
       .notNull()
       .default('active'),
+    /** The most evaluations a minute this agent is let through before `throttleEffect` applies; null: no limit. */
+    maxRequestsPerMinute: integer('max_requests_per_minute'),
+    /** The same, counting only evaluations of one identical action (its action digest): the loop guard. */
+    maxIdenticalRequestsPerMinute: integer('max_identical_requests_per_minute'),
+    throttleEffect: text('throttle_effect', { enum: ['approval_required', 'deny'] })
+      .notNull()
+      .default('deny'),
     createdAt: createdAt(),
   },
   (t) => [index('agents_tenant').on(t.tenantId, t.createdAt)],

@@ -1,6 +1,23 @@
 import { sql } from 'drizzle-orm';
-import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { at, id } from './columns.js';
+import { index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { at, createdAt, id } from './columns.js';
+import { tenants, users } from './identity.js';
+
+/**
+ * One reviewer's vote, as the request keeps it. `identity` is who cast it (`identityOf`),
+ * `counts_as` whose vote it is: the same person, or the reviewer who delegated their votes to
+ * them. Neither is ever shown; `principal` and `on_behalf_of` name them as the trail does.
+ */
+export interface ApprovalVote {
+  decision: 'approve' | 'deny';
+  identity: string;
+  counts_as: string;
+  principal: string;
+  on_behalf_of: string | null;
+  approver_name: string;
+  decision_note: string | null;
+  at: string;
+}
 
 // Written by evaluate in the same statement as its trace: no foreign keys (see traces.ts).
 
@@ -30,10 +47,18 @@ export const approvalRequests = pgTable(
     /** `actionDigest` of the action and its context, as evaluate computed it (README, "Action digest"). */
     actionDigest: text('action_digest').notNull(),
     expiresAt: at('expires_at').notNull(),
+    /** When escalation recipients are told if still pending (the rule's `escalate_after_seconds`); null never. */
+    escalateAt: at('escalate_at'),
+    /** When the escalation was sent; set once, by the conditional UPDATE in approvals/escalation.ts. */
+    escalatedAt: at('escalated_at'),
     requestedAt: at('requested_at').notNull(),
     decidedAt: at('decided_at'),
     approverName: text('approver_name'),
     decisionNote: text('decision_note'),
+    /** How many distinct people must approve: the deciding rule's `approvals_required` when it queued the request. */
+    approvalsRequired: integer('approvals_required').notNull().default(1),
+    /** Every vote cast, in order; the request is locked while one is added. */
+    votes: jsonb('votes').$type<ApprovalVote[]>().notNull().default([]),
   },
   (t) => [
     index('approval_requests_tenant_status').on(t.tenantId, t.status, t.requestedAt),
@@ -43,3 +68,28 @@ export const approvalRequests = pgTable(
 );
 
 export type ApprovalRow = typeof approvalRequests.$inferSelect;
+
+/** A reviewer's votes cast by another reviewer for a period (recorded; each vote names both). */
+export const voteDelegations = pgTable(
+  'vote_delegations',
+  {
+    id: id(),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    delegatorId: uuid('delegator_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    delegateId: uuid('delegate_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    startsAt: at('starts_at').notNull(),
+    endsAt: at('ends_at').notNull(),
+    reason: text('reason'),
+    createdAt: createdAt(),
+    revokedAt: at('revoked_at'),
+  },
+  (t) => [index('vote_delegations_delegate').on(t.tenantId, t.delegateId, t.endsAt)],
+);
+
+export type VoteDelegationRow = typeof voteDelegations.$inferSelect;

@@ -9,6 +9,8 @@ export const tenants = pgTable(
     name: text('name').notNull(),
     /** The tenant that `X-Dev-Bypass` acts in; there is at most one. */
     isDevelopment: boolean('is_development').notNull().default(false),
+    /** Whether evaluate signs an execution grant for every `allow` it decides (grants/). */
+    issueGrantsOnAllow: boolean('issue_grants_on_allow').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('tenants_one_development').on(t.isDevelopment).where(sql`${t.isDevelopment}`)],

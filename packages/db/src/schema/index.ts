@@ -8,3 +8,4 @@ export * from './tenancy.js';
 export * from './outbox.js';
 export * from './caches.js';
 export * from './idempotency.js';
+export * from './grants.js';

@@ -16,6 +16,14 @@ const ruleFields = () => ({
   priority: integer('priority').notNull(),
   conditions: jsonb('conditions').$type<Record<string, unknown> | null>(),
   maxSessionTtl: integer('max_session_ttl'),
+  /** How many distinct people must approve a request this rule queues (1–5). */
+  approvalsRequired: integer('approvals_required').notNull().default(1),
+  /** Seconds a request this rule queues may stay pending before escalation recipients are told; null never. */
+  escalateAfterSeconds: integer('escalate_after_seconds'),
+  /** `shadow`: evaluated beside every decision and recorded when it would change it, but never deciding. */
+  mode: text('mode', { enum: ['enforce', 'shadow'] })
+    .notNull()
+    .default('enforce'),
   modifiedBy: text('modified_by').notNull(),
   modifiedAt: at('modified_at').notNull(),
 });

@@ -40,6 +40,8 @@ export const notificationSettings = pgTable('notification_settings', {
     .references(() => tenants.id, { onDelete: 'cascade' }),
   emailEnabled: boolean('email_enabled').notNull().default(false),
   reviewerEmails: text('reviewer_emails').array().notNull().default([]),
+  /** Told of a request still pending at its `escalate_at`; confirmed like reviewers before they get mail. */
+  escalationEmails: text('escalation_emails').array().notNull().default([]),
   updatedAt: at('updated_at').notNull().defaultNow(),
 });
 

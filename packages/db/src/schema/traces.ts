@@ -70,5 +70,28 @@ export const traceEvents = pgTable(
   ],
 );
 
+/**
+ * The evaluations a shadow rule would have decided otherwise: written with the trace, in the
+ * same statement, only when the decision with the shadow rules enforced differs from the one
+ * made. Audit-like, so without foreign keys for the same reasons as the tables above.
+ */
+export const shadowDecisions = pgTable(
+  'shadow_decisions',
+  {
+    traceId: uuid('trace_id').primaryKey(),
+    tenantId: uuid('tenant_id').notNull(),
+    agentId: uuid('agent_id').notNull(),
+    /** The shadow rule that decided once shadow rules were enforced. */
+    policyRuleId: uuid('policy_rule_id').notNull(),
+    /** What was decided, and what the shadow rule would have decided. */
+    decision: text('decision', { enum: ['allow', 'approval_required', 'deny'] }).notNull(),
+    shadowDecision: text('shadow_decision', { enum: ['allow', 'approval_required', 'deny'] }).notNull(),
+    recordedAt: at('recorded_at').notNull(),
+  },
+  // The shadow report's window, per tenant.
+  (t) => [index('shadow_decisions_tenant_recorded').on(t.tenantId, t.recordedAt)],
+);
+
 export type TraceRow = typeof traces.$inferSelect;
 export type TraceEventRow = typeof traceEvents.$inferSelect;
+export type ShadowDecisionRow = typeof shadowDecisions.$inferSelect;

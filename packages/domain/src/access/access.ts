@@ -96,5 +96,7 @@ export function deciderName(principal: Principal): string {
  */
 export function identityOf(principal: Principal): string {
   if (principal.kind === 'api_key') return `api_key:${principal.keyId}`;
-  return principal.user ? `user:${principal.user.id}` : 'development';
+  return principal.user ? userIdentity(principal.user.id) : 'development';
 }
+
+export const userIdentity = (userId: string) => `user:${userId}`;

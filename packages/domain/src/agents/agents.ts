@@ -27,6 +27,10 @@ export interface AgentInput {
   created_by: string;
   modified_by: string;
   modified_at: string;
+  /** The throttle (evaluation/throttle.ts); left out on create: no limits, `deny`. */
+  max_requests_per_minute?: number | null;
+  max_identical_requests_per_minute?: number | null;
+  throttle_effect?: AgentRow['throttleEffect'];
 }
 
 export type AgentPatch = Partial<AgentInput>;
@@ -62,6 +66,9 @@ function toColumns(input: AgentPatch): Partial<AgentColumns> {
     createdBy: input.created_by,
     modifiedBy: input.modified_by,
     modifiedAt: input.modified_at === undefined ? undefined : new Date(input.modified_at),
+    maxRequestsPerMinute: input.max_requests_per_minute,
+    maxIdenticalRequestsPerMinute: input.max_identical_requests_per_minute,
+    throttleEffect: input.throttle_effect,
   };
 }
 

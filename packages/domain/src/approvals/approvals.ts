@@ -1,7 +1,8 @@
 import { and, count, desc, eq, type SQL } from 'drizzle-orm';
-import { agents, approvalRequests, traces, type AgentRow, type ApprovalRow, type TraceRow } from '@agov/db';
+import { agents, approvalRequests, traces, type AgentRow, type ApprovalRow, type ExecutionGrantRow, type TraceRow } from '@agov/db';
 import type { Principal } from '../access/access.js';
 import type { CoreDeps } from '../caches/caches.js';
+import { grantOf } from '../grants/grants.js';
 import { notFound } from '../support/errors.js';
 import { pageOf, type Page, type Paged } from '../support/pagination.js';
 import type { ApprovalDeps } from './deps.js';
@@ -93,18 +94,28 @@ async function findApproval(deps: CoreDeps, principal: Principal, id: string): P
   return approval;
 }
 
-/** A request with the agent that asked and the trace it belongs to (either may be gone). */
-export interface ApprovalDetail {
+/** A request with its execution grant, once approved (what the status poll shows). */
+export interface ApprovalWithGrant {
   approval: ApprovalRow;
+  grant: ExecutionGrantRow | null;
+}
+
+/** The request as read (`getApproval`, `waitForApproval`), with its grant. */
+export async function withGrant(deps: CoreDeps, approval: ApprovalRow): Promise<ApprovalWithGrant> {
+  return { approval, grant: await grantOf(deps, approval) };
+}
+
+/** A request with its grant, the agent that asked and the trace it belongs to (either may be gone). */
+export interface ApprovalDetail extends ApprovalWithGrant {
   agent: AgentRow | null;
   trace: TraceRow | null;
 }
 
-/** The request with the agent that asked and the trace it belongs to. */
+/** The request with its grant, the agent that asked and the trace it belongs to. */
 export async function getApprovalDetail(deps: CoreDeps, principal: Principal, id: string): Promise<ApprovalDetail> {
   const approval = await getApproval(deps, principal, id);
   const { db } = deps.database;
-  const [[agent], [trace]] = await Promise.all([
+  const [[agent], [trace], grant] = await Promise.all([
     db
       .select()
       .from(agents)
@@ -113,6 +124,7 @@ export async function getApprovalDetail(deps: CoreDeps, principal: Principal, id
       .select()
       .from(traces)
       .where(and(eq(traces.id, approval.traceId), eq(traces.tenantId, principal.tenantId))),
+    grantOf(deps, approval),
   ]);
-  return { approval, agent: agent ?? null, trace: trace ?? null };
+  return { approval, grant, agent: agent ?? null, trace: trace ?? null };
 }

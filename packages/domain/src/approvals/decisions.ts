@@ -1,90 +1,97 @@
-import { and, asc, eq, gt, lte } from 'drizzle-orm';
-import { agents, approvalRequests, type Tx, type ApprovalRow, type TraceRow } from '@agov/db';
-import { deciderName, type Principal } from '../access/access.js';
+import { and, asc, eq, lte } from 'drizzle-orm';
+import { agents, approvalRequests, type AgentRow, type ApprovalRow, type TraceRow, type Tx } from '@agov/db';
+import type { Principal } from '../access/access.js';
 import type { NewEvent } from '../audit/chain-events.js';
 import { cardUpdatesFor } from './card-updates.js';
 import type { CoreDeps } from '../caches/caches.js';
 import { AppError, notFound } from '../support/errors.js';
+import type { GrantDeps } from '../grants/deps.js';
+import { issueGrant } from '../grants/grants.js';
 import { recordEffects } from '../outbox/record.js';
 import { presentApproval } from '../presenters/approvals.js';
-import { appendToTrace, lockTrace } from '../traces/chain.js';
-import { decisionEvents, expiryEvents, VERDICTS, type Verdict } from './decision-events.js';
+import { appendToTrace, lockTraceOf } from '../traces/chain.js';
+import { approvalsAmong, decisionEvents, expiryEvents, VERDICTS, voteEvent, type Verdict } from './decision-events.js';
+import { castVote, type VoteInput } from './votes.js';
 import { announceApprovalMoved } from './waiters.js';
-
-export interface DecisionInput {
-  approver_name: string;
-  decision_note?: string;
-}
 
 const inTenant = (tenantId: string, id: string) => and(eq(approvalRequests.id, id), eq(approvalRequests.tenantId, tenantId));
 
 /**
- * Approves or denies a pending request. The request moves by one conditional UPDATE, so of
- * any number of concurrent decisions exactly one finds it pending; in the same transaction
- * the trace is locked, its chain extended and closed, and the webhook recorded. A decision
- * after `expires_at` is refused and expires the request on the spot, as the sweep would.
- * Approving needs the agent active (`agentMayBeApproved`); denying is always allowed.
+ * Casts a vote on a pending request, and moves it when the vote decides: any deny, or the
+ * approve that brings distinct approvers to `approvals_required`. The request is locked while
+ * the vote is checked and added, so of any number of concurrent votes each sees the ones before
+ * it and exactly one decides; in the same transaction the trace is locked, the vote appended to
+ * its chain (and the chain closed when it decides), and the webhook recorded. A vote after
+ * `expires_at` is refused and expires the request on the spot, as the sweep would.
+ * Approving needs the agent active (`agentOf`), and the deciding approval issues the execution
+ * grant. Denying is always allowed.
  */
 export async function decideApproval(
-  deps: CoreDeps,
+  deps: GrantDeps,
   principal: Principal,
   id: string,
   verdict: Verdict,
-  input: DecisionInput,
+  input: VoteInput,
 ): Promise<ApprovalRow> {
-  const { status, finalOutcome, event } = VERDICTS[verdict];
   const now = deps.clock.now();
   const decided = await deps.database.db.transaction(async (tx) => {
-    if (verdict === 'approve') await agentMayBeApproved(tx, principal.tenantId, id, now);
+    const [current] = await tx.select().from(approvalRequests).where(inTenant(principal.tenantId, id)).for('update');
+    if (current?.status !== 'pending' || current.expiresAt <= now) return null;
+    const agent = await agentOf(tx, current, verdict);
+    const vote = await castVote(tx, principal, current, agent, verdict, input, now);
+    const votes = [...current.votes, vote];
+    if (verdict === 'approve' && approvalsAmong(votes) < current.approvalsRequired) {
+      const [approval] = await tx.update(approvalRequests).set({ votes }).where(eq(approvalRequests.id, current.id)).returning();
+      const trace = await lockTraceOf(tx, approval!, `approval ${approval!.id}`);
+      const { effect } = await appendToTrace(tx, trace, [voteEvent(approval!, vote)], {}, now);
+      await recordEffects(tx, principal.tenantId, [effect], now);
+      return approval!;
+    }
+    const { status, finalOutcome, event } = VERDICTS[verdict];
     const [approval] = await tx
       .update(approvalRequests)
-      .set({ status, decidedAt: now, approverName: input.approver_name, decisionNote: input.decision_note ?? null })
-      .where(and(inTenant(principal.tenantId, id), eq(approvalRequests.status, 'pending'), gt(approvalRequests.expiresAt, now)))
+      .set({ status, votes, decidedAt: now, approverName: input.approver_name, decisionNote: input.decision_note ?? null })
+      .where(eq(approvalRequests.id, current.id))
       .returning();
-    if (!approval) return null;
-    await announceApprovalMoved(tx, approval.id);
-    const { effect } = await closeTraceOf(tx, approval, decisionEvents(approval, verdict, deciderName(principal)), finalOutcome, now);
+    if (verdict === 'approve') await issueGrant(deps, tx, approval!, vote.principal, now);
+    await announceApprovalMoved(tx, approval!.id);
+    const { effect } = await closeTraceOf(tx, approval!, decisionEvents(approval!, vote), finalOutcome, now);
     await recordEffects(
       tx,
       principal.tenantId,
-      [effect, { kind: 'webhook', event, data: { approval: presentApproval(approval) } }, ...(await cardUpdatesFor(tx, approval.id))],
+      [effect, { kind: 'webhook', event, data: { approval: presentApproval(approval!) } }, ...(await cardUpdatesFor(tx, approval!.id))],
       now,
     );
-    return approval;
+    return approval!;
   });
   if (decided) return decided;
   throw await refusal(deps, principal.tenantId, id, now);
 }
 
 /**
- * Refuses to approve a pending request of a suspended or revoked agent; the request stays
- * pending, so it can still be denied or expire. The agent row is read `FOR SHARE`, which
- * conflicts with the UPDATE that suspends or revokes it: a lifecycle move waits for this
- * transaction to end, or this read waits for the move to commit and sees its result. So no
- * approval commits for an agent whose suspension committed first. (A check inside the
- * approval's UPDATE would read the agent without a lock, and a refusal would then have to be
- * explained from a later read that might already disagree.) A request that is no longer
- * pending, or overdue, falls through to the UPDATE, which finds nothing, and `refusal` says why.
+ * The agent that asked, as separation of duties and approval need it. The row is read
+ * `FOR SHARE`, which conflicts with the UPDATE that suspends or revokes it: a lifecycle move
+ * waits for this transaction to end, or this read waits for the move to commit and sees its
+ * result. So no approval commits for an agent whose suspension committed first; the request
+ * stays pending, so it can still be denied or expire.
  */
-async function agentMayBeApproved(tx: Tx, tenantId: string, id: string, now: Date): Promise<void> {
-  const [found] = await tx
-    .select({
-      state: agents.lifecycleState,
-      status: approvalRequests.status,
-      expiresAt: approvalRequests.expiresAt,
-      traceId: approvalRequests.traceId,
-    })
-    .from(approvalRequests)
-    .innerJoin(agents, and(eq(agents.id, approvalRequests.agentId), eq(agents.tenantId, approvalRequests.tenantId)))
-    .where(inTenant(tenantId, id))
-    .for('share', { of: agents });
-  if (!found || found.state === 'active' || found.status !== 'pending' || found.expiresAt <= now) return;
-  throw new AppError(
-    'conflict',
-    `agent is ${found.state}; only requests of an active agent can be approved`,
-    { lifecycle_state: found.state },
-    found.traceId,
-  );
+async function agentOf(tx: Tx, approval: ApprovalRow, verdict: Verdict): Promise<Pick<AgentRow, 'lifecycleState' | 'createdByIdentity'>> {
+  const [agent] = await tx
+    .select({ lifecycleState: agents.lifecycleState, createdByIdentity: agents.createdByIdentity })
+    .from(agents)
+    .where(and(eq(agents.id, approval.agentId), eq(agents.tenantId, approval.tenantId)))
+    .for('share');
+  // Agents are never hard-deleted (revoking keeps the row); a request always has one.
+  if (!agent) throw new Error(`agent ${approval.agentId} of approval ${approval.id} is missing`);
+  if (verdict === 'approve' && agent.lifecycleState !== 'active') {
+    throw new AppError(
+      'conflict',
+      `agent is ${agent.lifecycleState}; only requests of an active agent can be approved`,
+      { lifecycle_state: agent.lifecycleState },
+      approval.traceId,
+    );
+  }
+  return agent;
 }
 
 /** Why a decision found nothing pending to move; a request found overdue is expired first. */
@@ -147,8 +154,5 @@ export async function expireDueApprovals(deps: CoreDeps, batch = 500): Promise<n
 }
 
 async function closeTraceOf(tx: Tx, approval: ApprovalRow, events: readonly NewEvent[], finalOutcome: TraceRow['finalOutcome'], now: Date) {
-  const trace = await lockTrace(tx, approval.tenantId, approval.traceId);
-  // Written together with its approval by evaluate, in one statement: never absent.
-  if (!trace) throw new Error(`trace ${approval.traceId} of approval ${approval.id} is missing`);
-  return appendToTrace(tx, trace, events, { finalOutcome, completedAt: now }, now);
+  return appendToTrace(tx, await lockTraceOf(tx, approval, `approval ${approval.id}`), events, { finalOutcome, completedAt: now }, now);
 }

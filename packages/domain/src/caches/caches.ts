@@ -3,6 +3,7 @@ import type { Clock } from '../support/clock.js';
 import { ApiKeyCache } from './api-keys.js';
 import { DecisionInputsCache } from './decision-inputs.js';
 import { EffectAudienceCache } from './effect-audiences.js';
+import { GrantKeyCache, GrantSettingsCache } from './grant-keys.js';
 import { TenantPlanCache } from './tenant-plans.js';
 
 /**
@@ -18,6 +19,10 @@ const CACHES = {
   tenantPlans: { create: () => new TenantPlanCache(), droppedBy: 'tenant_plan' },
   /** Who receives a tenant's effects; `effect_audience` names a tenant whose endpoints, e-mail or chat settings changed. */
   effectAudiences: { create: () => new EffectAudienceCache(), droppedBy: 'effect_audience' },
+  /** A tenant's current grant signing key, opened; `grant_key` names a tenant whose key was rotated. */
+  grantKeys: { create: () => new GrantKeyCache(), droppedBy: 'grant_key' },
+  /** Whether a tenant's allowed actions get grants; `grant_settings` names a tenant that changed it. */
+  grantSettings: { create: () => new GrantSettingsCache(), droppedBy: 'grant_settings' },
 } as const;
 
 type CacheName = keyof typeof CACHES;

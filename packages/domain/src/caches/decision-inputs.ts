@@ -6,7 +6,10 @@ export interface DecisionInputs {
   agent: AgentRow;
   /** The agent as the API shows it: JSON Logic conditions see this as `agent`. */
   agentView: Record<string, unknown>;
+  /** The rules that decide: active, in `enforce` mode. */
   rules: PolicyRuleRow[];
+  /** Active rules in `shadow` mode, which never decide; usually none, and then evaluate does no more work. */
+  shadowRules: PolicyRuleRow[];
 }
 
 /**

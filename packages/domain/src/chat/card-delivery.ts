@@ -8,6 +8,7 @@ import { approvalCard, decidedCard, linkOnlyApprovalCard, type CardApproval } fr
 import { postToIncomingWebhook } from './incoming-webhook.js';
 import { loadChatIntegration, type ChatIntegration } from './settings.js';
 import type { PostedMessage } from './slack-api.js';
+import { undecidedFor } from '../support/durations.js';
 
 /**
  * Posts the card of a new approval request (the `chat_card` effect): interactive in bot mode,
@@ -33,6 +34,32 @@ export async function postApprovalCard(deps: ChatDeps, effect: DueEffect<'chat_c
   await recordPostedCard(deps, effect, posted);
 }
 
+/**
+ * Posts the card of a request just escalated (the `escalation_chat` effect), marked as such: in
+ * bot mode to the escalation channel, if one is set; through an incoming webhook to that
+ * webhook, its only channel. Only while the request is pending. The card is not kept for
+ * updating (the request's one kept card is the first); a press after the decision is told so.
+ */
+export async function postEscalationCard(deps: ChatDeps, effect: DueEffect<'escalation_chat'>): Promise<void> {
+  const job = await cardJob(deps, effect);
+  if (!job) return;
+  const { approval, integration } = job;
+  const db = deps.database.db;
+  if (!integration.enabled || approval.status !== 'pending' || approval.expiresAt <= deps.clock.now()) return completeEffect(db, effect.id);
+
+  const escalation = undecidedFor(approval);
+  if (integration.mode === 'incoming_webhook') {
+    const message = linkOnlyApprovalCard(approval, deps.publicUrl, escalation);
+    const sent = await postToIncomingWebhook(deps, integration.settings.webhook_url, message);
+    return sent.ok ? completeEffect(db, effect.id) : failed(deps, effect, 'escalation_card', sent.error);
+  }
+  const { bot_token: token, escalation_channel: channel } = integration.settings;
+  if (channel === undefined) return completeEffect(db, effect.id);
+  const posted = await deps.chat.slack.postMessage(token, channel, approvalCard(approval, deps.publicUrl, escalation));
+  if (!posted.ok) return failed(deps, effect, 'escalation_card', posted.error);
+  await completeEffect(db, effect.id);
+}
+
 /** Replaces a posted card with the decision (the `chat_card_update` effect), retried like a post. */
 export async function updateApprovalCard(deps: ChatDeps, effect: DueEffect<'chat_card_update'>): Promise<void> {
   const job = await cardJob(deps, effect);
@@ -46,8 +73,8 @@ export async function updateApprovalCard(deps: ChatDeps, effect: DueEffect<'chat
   await completeEffect(deps.database.db, effect.id);
 }
 
-/** A card posted, or one updated in place. */
-type CardKind = 'chat_card' | 'chat_card_update';
+/** A card posted, one updated in place, or an escalation's card. */
+type CardKind = 'chat_card' | 'chat_card_update' | 'escalation_chat';
 
 interface CardJob {
   approval: CardApproval;

@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { agents, approvalRequests, users, type UserRow } from '@agov/db';
+import { agents, approvalRequests, users, type ApprovalRow, type UserRow } from '@agov/db';
 import { identityOf, type Principal } from '../access/access.js';
-import type { Verdict } from '../approvals/decision-events.js';
+import { approvalsAmong, type Verdict } from '../approvals/decision-events.js';
 import { decideApproval } from '../approvals/decisions.js';
 import type { ChatDeps } from './deps.js';
 import { AppError } from '../support/errors.js';
@@ -75,12 +75,21 @@ export async function decideFromCard(deps: ChatDeps, owners: SigningIntegration[
   if (press.verdict === 'approve' && (presser === request.agentCreator || presser === request.requester)) {
     return tell(SELF_APPROVAL_REFUSAL);
   }
+  let voted: ApprovalRow;
   try {
-    await decideApproval(deps, principal, press.approvalId, press.verdict, { approver_name: reviewer.name });
+    voted = await decideApproval(deps, principal, press.approvalId, press.verdict, { approver_name: reviewer.name });
   } catch (error) {
     if (!(error instanceof AppError) || (error.code !== 'conflict' && error.code !== 'not_found')) throw error;
     return tell(await refusalText(deps, request.tenantId, press.approvalId, error));
   }
+  // The card changes once the request is decided; until then only the presser learns their vote counted.
+  if (voted.status === 'pending') tell(quorumText(voted));
+}
+
+function quorumText(approval: ApprovalRow): string {
+  const approvals = approvalsAmong(approval.votes);
+  const missing = approval.approvalsRequired - approvals;
+  return `Your approval is recorded (${approvals} of ${approval.approvalsRequired}); the request waits for ${missing} more ${missing === 1 ? 'person' : 'people'}.`;
 }
 
 /** A reviewer or admin of the tenant with this e-mail; viewers may not decide. */

@@ -15,6 +15,7 @@ export type CardApproval = Pick<
   | 'status'
   | 'requestedAt'
   | 'expiresAt'
+  | 'escalateAt'
   | 'decidedAt'
   | 'approverName'
   | 'decisionNote'
@@ -38,14 +39,21 @@ const FLAG_REASON_LIMIT = 500;
 /** Slack's limit for a header's plain text. */
 const HEADER_LIMIT = 150;
 
-/** The interactive card posted in bot mode: details, Approve, Deny and Dashboard, each confirmed. */
-export function approvalCard(approval: CardApproval, publicUrl: string): SlackMessage {
-  return requestCard(approval, [approveButton(approval), denyButton(approval), dashboardButton(dashboardUrl(publicUrl, approval.id))]);
+/**
+ * The interactive card posted in bot mode: details, Approve, Deny and Dashboard, each confirmed.
+ * An escalation posts the same card with a line saying how long it went undecided (`undecidedFor`).
+ */
+export function approvalCard(approval: CardApproval, publicUrl: string, escalation: string | null = null): SlackMessage {
+  return requestCard(
+    approval,
+    [approveButton(approval), denyButton(approval), dashboardButton(dashboardUrl(publicUrl, approval.id))],
+    escalation,
+  );
 }
 
 /** Incoming webhooks cannot call back: the same card with only the dashboard link. */
-export function linkOnlyApprovalCard(approval: CardApproval, publicUrl: string): SlackMessage {
-  return requestCard(approval, [dashboardButton(dashboardUrl(publicUrl, approval.id))]);
+export function linkOnlyApprovalCard(approval: CardApproval, publicUrl: string, escalation: string | null = null): SlackMessage {
+  return requestCard(approval, [dashboardButton(dashboardUrl(publicUrl, approval.id))], escalation);
 }
 
 /** What replaces the card once the request is decided or expired: no more Approve or Deny. */
@@ -123,11 +131,15 @@ function slackDate(at: Date): string {
 const shortId = (id: string) => id.slice(0, 8);
 const dashboardUrl = (publicUrl: string, approvalId: string) => `${publicUrl}/approvals/${approvalId}`;
 
-function requestCard(approval: CardApproval, buttons: Button[]): SlackMessage {
+function requestCard(approval: CardApproval, buttons: Button[], escalation: string | null): SlackMessage {
   const risk = approval.riskClassification;
+  const marked = escalation === null ? '' : 'Escalated – ';
   return {
-    text: `Approval required: ${escapeMrkdwn(approval.agentName)} – ${operationOf(approval)} (${risk} risk)`,
-    blocks: [header(`Approval required: ${approval.agentName}`)],
+    text: `${marked}Approval required: ${escapeMrkdwn(approval.agentName)} – ${operationOf(approval)} (${risk} risk)`,
+    blocks: [
+      header(`${marked}Approval required: ${approval.agentName}`),
+      ...(escalation === null ? [] : [textSection(`:rotating_light: *Escalated:* this request is still ${escalation}.`)]),
+    ],
     attachments: [
       {
         color: RISK_COLORS[risk],

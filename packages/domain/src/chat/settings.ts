@@ -17,7 +17,15 @@ const MODE_FIELDS = {
   bot: ['app_secret', 'bot_token', 'app_id', 'team_id', 'channel_id'],
 } as const satisfies Record<ChatMode, readonly string[]>;
 
-export type ChatSettingField = (typeof MODE_FIELDS)[ChatMode][number];
+/** Each mode's settings that may be left out (never secrets): a PUT without one stores none. */
+const OPTIONAL_MODE_FIELDS = {
+  incoming_webhook: [],
+  // An incoming webhook posts to the one channel it was made for, so only a bot can have an
+  // escalation channel; in incoming-webhook mode an escalation goes to that same webhook.
+  bot: ['escalation_channel'],
+} as const satisfies Record<ChatMode, readonly string[]>;
+
+export type ChatSettingField = (typeof MODE_FIELDS)[ChatMode][number] | (typeof OPTIONAL_MODE_FIELDS)[ChatMode][number];
 
 export interface IncomingWebhookSettings {
   webhook_url: string;
@@ -29,6 +37,8 @@ export interface BotSettings {
   bot_token: string;
   team_id: string;
   channel_id: string;
+  /** Where a request still pending at its `escalate_at` is posted again; none: escalations are not posted. */
+  escalation_channel?: string;
 }
 
 /** A tenant's stored integration, secrets included: for the service's own use only. */
@@ -122,10 +132,12 @@ export async function putChatSettings(deps: ChatDeps, principal: Principal, inpu
 /** The settings to store: the given ones, and stored secrets for those left out. */
 function settingsOf(input: ChatSettingsInput, kept: Record<string, string>): Record<string, string> {
   const fields: readonly string[] = MODE_FIELDS[input.mode];
+  const optional: readonly string[] = OPTIONAL_MODE_FIELDS[input.mode];
   const given = input as Record<string, unknown>;
   const problems: { field: string; message: string }[] = [];
-  for (const field of Object.values(MODE_FIELDS).flat()) {
-    if (given[field] !== undefined && !fields.includes(field)) problems.push({ field, message: `is not a setting of ${input.mode} mode` });
+  for (const field of [...Object.values(MODE_FIELDS).flat(), ...Object.values(OPTIONAL_MODE_FIELDS).flat()]) {
+    if (given[field] !== undefined && !fields.includes(field) && !optional.includes(field))
+      problems.push({ field, message: `is not a setting of ${input.mode} mode` });
   }
   const settings: Record<string, string> = {};
   for (const field of fields) {
@@ -133,6 +145,7 @@ function settingsOf(input: ChatSettingsInput, kept: Record<string, string>): Rec
     if (value === undefined) problems.push({ field, message: `is required in ${input.mode} mode` });
     else settings[field] = value;
   }
+  for (const field of optional) if (typeof given[field] === 'string') settings[field] = given[field];
   if (problems.length > 0) {
     throw new AppError('validation_error', `Invalid chat settings: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}`, {
       fields: problems,

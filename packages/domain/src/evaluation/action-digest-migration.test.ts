@@ -1,14 +1,8 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import fc from 'fast-check';
-import postgres from 'postgres';
-import { afterAll, describe, expect, inject, it } from 'vitest';
-import { type Database, migrationsFolder, openDatabase } from '@agov/db';
+import { describe, expect, it } from 'vitest';
+import { beforeMigration } from '../../../db/test/migrating.js';
 import { actionDigest, type DigestedAction } from './action-digest.js';
 
 /**
@@ -17,42 +11,7 @@ import { actionDigest, type DigestedAction } from './action-digest.js';
  * and each stored digest must be the one evaluate computes now, on PostgreSQL and embedded.
  */
 
-const scratch = mkdtempSync(join(tmpdir(), 'agov-digest-migration-'));
-const server = inject('serverUrl');
-const serverDatabase = `${inject('databaseUrl').split('/').pop()}_digest_${process.pid}`;
-const admin = postgres(server, { max: 1, onnotice: () => {} });
-afterAll(async () => {
-  await admin.unsafe(`drop database if exists ${serverDatabase} with (force)`);
-  await admin.end();
-  rmSync(scratch, { recursive: true, force: true });
-});
-
-/** A copy of the committed migrations without the one under test and any after it. */
-function migrationsBeforeDigest(): string {
-  const folder = join(scratch, 'before');
-  const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] };
-  const at = journal.entries.findIndex((entry) => entry.tag.endsWith('_action_digest'));
-  expect(at).toBeGreaterThan(0);
-  const entries = journal.entries.slice(0, at);
-  mkdirSync(join(folder, 'meta'), { recursive: true });
-  writeFileSync(join(folder, 'meta/_journal.json'), JSON.stringify({ ...journal, entries }));
-  for (const { tag } of entries) copyFileSync(join(migrationsFolder, `${tag}.sql`), join(folder, `${tag}.sql`));
-  return folder;
-}
-
-const DATABASES = {
-  postgres: async () => {
-    await admin.unsafe(`create database ${serverDatabase}`);
-    const databaseUrl = Object.assign(new URL(server), { pathname: `/${serverDatabase}` }).toString();
-    return openDatabase({ databaseUrl, databasePoolSize: 2, dataDir: '' });
-  },
-  embedded: () => openDatabase({ databaseUrl: '', databasePoolSize: 1, dataDir: join(scratch, 'embedded') }),
-};
-
-async function migrateWith(database: Database, folder: string) {
-  const migrate = database.driver === 'pglite' ? migratePglite : migratePostgres;
-  await migrate(database.db as never, { migrationsFolder: folder });
-}
+const databases = beforeMigration('action_digest');
 
 /** Text evaluate accepts: any character but NUL, which neither a text column nor jsonb holds. */
 const text = fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }).filter((value) => !value.includes('\u0000'));
@@ -70,11 +29,10 @@ const CONTEXTS: Record<string, unknown>[] = [
   ...fc.sample(context, { numRuns: 200, seed: 20261126 }),
 ];
 
-describe.each(Object.entries(DATABASES))('migrating stored approval requests on %s', (_name, open) => {
+describe.each(databases)('migrating stored approval requests on %s', (_name, migratedBefore) => {
   it('gives every request the digest evaluate computes', async () => {
-    const database = await open();
+    const database = await migratedBefore();
     try {
-      await migrateWith(database, migrationsBeforeDigest());
       const fields = fc.sample(fc.tuple(text, text, text, text), { numRuns: CONTEXTS.length, seed: 7 });
       const stored: (DigestedAction & { id: string })[] = CONTEXTS.map((each, i) => {
         const [operation, target, scope, classification] = fields[i]!;

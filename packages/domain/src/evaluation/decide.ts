@@ -2,10 +2,13 @@ import { and, eq } from 'drizzle-orm';
 import { agents, policyRules, type PolicyRuleRow } from '@agov/db';
 import type { EvaluationDeps } from './deps.js';
 import { notFound } from '../support/errors.js';
-import { presentAgent } from '../presenters/agents.js';
 import { ConditionBudget } from '../policy/condition-budget.js';
+import type { HistoryValues } from '../policy/history-operators.js';
+import { entryOf } from '../history/entries.js';
+import { historyTermsOf, readHistory } from '../history/read.js';
 import type { DecisionInputs } from '../caches/decision-inputs.js';
-import { firstMatchingRule, orderRules, type ActionRequest, type PolicyEffect } from '../policy/matching.js';
+import { decisionInputsOf } from './decision-inputs.js';
+import { compareRules, firstMatchingRule, type ActionRequest, type PolicyEffect, type RuleMatch } from '../policy/matching.js';
 
 export interface Decision {
   effect: PolicyEffect;
@@ -14,7 +17,7 @@ export interface Decision {
   reason: string;
 }
 
-/** The agent and its ordered active rules, from the cache or else the database; 404 outside the tenant. */
+/** The agent and its ordered active rules (enforced and shadow apart), from the cache or else the database; 404 outside the tenant. */
 export async function loadDecisionInputs(deps: EvaluationDeps, tenantId: string, agentId: string): Promise<DecisionInputs> {
   let inputs = deps.caches.decisionInputs.get(agentId);
   if (!inputs) {
@@ -28,7 +31,7 @@ export async function loadDecisionInputs(deps: EvaluationDeps, tenantId: string,
         .where(and(eq(policyRules.agentId, agentId), eq(policyRules.isActive, true))),
     ]);
     if (!agent) throw notFound('Agent');
-    inputs = { agent, agentView: presentAgent(agent), rules: orderRules(rules) };
+    inputs = decisionInputsOf(agent, rules);
     deps.caches.decisionInputs.set(agentId, inputs, ticket);
   }
   // Cached by agent id alone, so the tenant is checked on every read.
@@ -39,30 +42,68 @@ export async function loadDecisionInputs(deps: EvaluationDeps, tenantId: string,
 export const DEFAULT_DENY_REASON = 'No policy rule matched this action; denied by default';
 
 /**
- * The decision for one action: inactive agents are denied, then the first matching rule
- * decides. One ConditionBudget bounds all the JSON Logic this decision runs; a rule whose
+ * The decision for one action: inactive agents are denied, then the first matching enforced
+ * rule decides. One ConditionBudget bounds all the JSON Logic this decision runs; a rule whose
  * condition errors or exhausts it denies (fails closed) and is named as the deciding rule,
- * so the trace and the dry run point at the rule to fix.
+ * so the trace and the dry run point at the rule to fix. History operators read `history`, the
+ * values fetched before deciding (history/read.ts), so deciding stays synchronous.
  */
-export function decide(inputs: DecisionInputs, request: ActionRequest, context: Record<string, unknown>): Decision {
+export function decide(
+  inputs: DecisionInputs,
+  request: ActionRequest,
+  context: Record<string, unknown>,
+  history?: HistoryValues,
+): Decision {
   const state = inputs.agent.lifecycleState;
   if (state !== 'active') {
     return { effect: 'deny', rule: null, reason: `Agent is ${state}; ${state} agents do not pass policy evaluation` };
   }
-  const conditionData = {
-    context,
-    agent: inputs.agentView,
-    request: {
-      agent_id: inputs.agent.id,
-      operation: request.operation,
-      target_integration: request.target_integration,
-      resource_scope: request.resource_scope,
-      data_classification: request.data_classification,
-    },
-  };
-  const match = firstMatchingRule(inputs.rules, request, conditionData, new ConditionBudget());
-  if (!match) return { effect: 'deny', rule: null, reason: DEFAULT_DENY_REASON };
-  const { rule, conditionError } = match;
+  const match = firstMatchingRule(inputs.rules, request, conditionData(inputs, request, context), new ConditionBudget(history));
+  return match ? decisionOf(match) : { effect: 'deny', rule: null, reason: DEFAULT_DENY_REASON };
+}
+
+/** A decision that a rule made. */
+export interface RuleDecision extends Decision {
+  rule: PolicyRuleRow;
+}
+
+/**
+ * What the agent's rules would decide with its shadow rules enforced, when a shadow rule would
+ * decide it; null when none would (and at once when the agent has none, or is not active).
+ * Only shadow rules ranked above the rule that decided `actual` (all of them after a default
+ * deny) can come first: every enforced rule ranked above it did not match. The shadow rules get
+ * a ConditionBudget of their own, so that what they spend can never change the real decision.
+ */
+export function shadowDecision(
+  inputs: DecisionInputs,
+  request: ActionRequest,
+  context: Record<string, unknown>,
+  actual: Decision,
+  history?: HistoryValues,
+): RuleDecision | null {
+  const { shadowRules } = inputs;
+  if (shadowRules.length === 0 || inputs.agent.lifecycleState !== 'active') return null;
+  const decidedBy = actual.rule;
+  const below = decidedBy ? shadowRules.findIndex((rule) => compareRules(rule, decidedBy) > 0) : -1;
+  const above = below === -1 ? shadowRules : shadowRules.slice(0, below);
+  const match = firstMatchingRule(above, request, conditionData(inputs, request, context), new ConditionBudget(history));
+  return match && decisionOf(match);
+}
+
+/** What conditions see: `{context, agent, request}` (CONTRACT, "Clarifications"). */
+const conditionData = (inputs: DecisionInputs, request: ActionRequest, context: Record<string, unknown>) => ({
+  context,
+  agent: inputs.agentView,
+  request: {
+    agent_id: inputs.agent.id,
+    operation: request.operation,
+    target_integration: request.target_integration,
+    resource_scope: request.resource_scope,
+    data_classification: request.data_classification,
+  },
+});
+
+function decisionOf({ rule, conditionError }: RuleMatch<PolicyRuleRow>): RuleDecision {
   if (conditionError !== null) return { effect: 'deny', rule, reason: conditionFailureReason(rule.policyName, conditionError) };
   return { effect: rule.policyEffect, rule, reason: rule.rationale };
 }
@@ -74,7 +115,23 @@ export interface EvaluationRequest extends ActionRequest {
   agent_id: string;
 }
 
-/** The dry run: the same decision evaluate would make, with nothing written. */
-export async function dryRun(deps: EvaluationDeps, tenantId: string, request: EvaluationRequest): Promise<Decision> {
-  return decide(await loadDecisionInputs(deps, tenantId, request.agent_id), request, {});
+export interface DryRunRequest extends EvaluationRequest {
+  /** Decide as if the shadow rules were enforced (CONTRACT, "Policy lifecycle decisions"). */
+  include_shadow?: boolean;
+}
+
+/**
+ * The dry run: the same decision evaluate would make, or with `include_shadow` the one its shadow
+ * pass finds; nothing written. History operators read the counters as they are, with this
+ * request counted as evaluate would count it, and reserve nothing.
+ */
+export async function dryRun(deps: EvaluationDeps, tenantId: string, request: DryRunRequest): Promise<Decision> {
+  const inputs = await loadDecisionInputs(deps, tenantId, request.agent_id);
+  const terms = historyTermsOf(inputs);
+  const history =
+    terms.length === 0
+      ? undefined
+      : await readHistory(deps, inputs.agent, terms, entryOf('', deps.clock.now().getTime(), request, {}), false);
+  const decision = decide(inputs, request, {}, history);
+  return (request.include_shadow && shadowDecision(inputs, request, {}, decision, history)) || decision;
 }

@@ -1,7 +1,9 @@
-import type { CoreDeps } from '../caches/caches.js';
+import type { GrantDeps } from '../grants/deps.js';
+import type { HistoryDeps } from '../history/deps.js';
+import type { LimitsDeps } from '../limits/deps.js';
 import type { EvaluationWriter } from './evaluation-writer.js';
 
-export interface EvaluationDeps extends CoreDeps {
+export interface EvaluationDeps extends GrantDeps, LimitsDeps, HistoryDeps {
   /** Commits evaluations, many to a statement under load. */
   readonly evaluations: EvaluationWriter;
 }

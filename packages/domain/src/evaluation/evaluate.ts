@@ -9,9 +9,14 @@ import type { DecisionInputs } from '../caches/decision-inputs.js';
 import type { PolicyEffect } from '../policy/matching.js';
 import { riskClassification, type RiskClassification } from '../policy/risk.js';
 import { presentApproval } from '../presenters/approvals.js';
+import { allowGrant, issuesAllowGrants } from '../grants/grants.js';
 import { actionDigest } from './action-digest.js';
-import { decide, loadDecisionInputs, type Decision, type EvaluationRequest } from './decide.js';
+import { decide, loadDecisionInputs, shadowDecision, type Decision, type EvaluationRequest } from './decide.js';
 import { evaluationEvents } from './evaluation-events.js';
+import { entryOf } from '../history/entries.js';
+import { historyTermsOf, readHistory } from '../history/read.js';
+import type { HistoryValues } from '../policy/history-operators.js';
+import { hasThrottle, throttledDecision, throttleOf } from './throttle.js';
 
 /** Approvals live this long unless the deciding rule sets `max_session_ttl`. */
 export const DEFAULT_APPROVAL_TTL_SECONDS = 86_400;
@@ -27,23 +32,67 @@ export interface EvaluationResult {
   reason: string;
   policyRuleId: string | null;
   risk: RiskClassification | null;
+  /** The execution grant of an `allow`, when the tenant asks for them. */
+  grant: string | null;
 }
 
 /**
  * Decides an action and records it: the trace, its hash-chained events, for
- * `approval_required` the approval request, and the effects (webhooks, e-mail, chat card,
- * expiry, audit fan-out), committed together with other evaluations under way (group
- * commit, see evaluation-writer.ts). Every agent calls this before it acts.
+ * `approval_required` the approval request, for an `allow` of a tenant that asks for one its
+ * execution grant, the effects (webhooks, e-mail, chat card, expiry, audit fan-out) and what a
+ * shadow rule would have decided instead, committed together with other evaluations under way
+ * (group commit, see evaluation-writer.ts). Every agent calls this before it acts.
  */
 export async function evaluate(deps: EvaluationDeps, principal: Principal, input: EvaluateInput): Promise<EvaluationResult> {
   const inputs = await loadDecisionInputs(deps, principal.tenantId, input.agent_id);
-  const context = input.context ?? {};
-  const decision = decide(inputs, input, context);
-  const now = deps.clock.now();
-  const trace = { id: randomUUID(), tenantId: principal.tenantId };
+  const deciding = {
+    inputs,
+    context: input.context ?? {},
+    now: deps.clock.now(),
+    trace: { id: randomUUID(), tenantId: principal.tenantId },
+  };
+  // Read only for an agent whose rules use history operators: any other pays nothing, not even an await.
+  const terms = historyTermsOf(inputs);
+  if (terms.length === 0) return decideAndRecord(deps, principal, input, { ...deciding, history: undefined });
+  const entry = entryOf(deciding.trace.id, deciding.now.getTime(), input, deciding.context);
+  const history = await readHistory(deps, inputs.agent, terms, entry, true);
+  // The reserved history entry takes the recorded decision, or goes should the trace not be written.
+  // Not awaited: only a `decision` filter reads the decision, and such a filter counts decisions made.
+  let recorded: PolicyEffect | null = null;
+  try {
+    const result = await decideAndRecord(deps, principal, input, { ...deciding, history });
+    recorded = result.decision;
+    return result;
+  } finally {
+    void deps.history.settle(inputs.agent.id, entry, recorded);
+  }
+}
+
+/** What `evaluate` decides on: the agent's rules, the request's context, the instant, the new trace's id and the history read. */
+interface Deciding {
+  inputs: DecisionInputs;
+  context: Record<string, unknown>;
+  now: Date;
+  trace: { id: string; tenantId: string };
+  history: HistoryValues | undefined;
+}
+
+async function decideAndRecord(
+  deps: EvaluationDeps,
+  principal: Principal,
+  input: EvaluateInput,
+  { inputs, context, now, trace, history }: Deciding,
+): Promise<EvaluationResult> {
+  const ruled = decide(inputs, input, context, history);
+  const shadow = shadowDecision(inputs, input, context, ruled, history);
+  // Hashed only when something needs it: a loop guard, an approval or a grant.
+  let hashed: string | undefined;
+  const digest = () => (hashed ??= actionDigest({ ...input, agent_id: inputs.agent.id, context }));
+  const throttled = hasThrottle(inputs.agent) ? await throttleOf(deps.rateLimits.counters, inputs.agent, digest, now.getTime()) : null;
+  const decision = throttled ? throttledDecision(ruled, throttled) : ruled;
   const approval =
     decision.effect === 'approval_required'
-      ? approvalFor(trace, inputs, input, decision, { context, requestedBy: identityOf(principal) }, now)
+      ? approvalFor(trace, inputs, input, decision, { context, digest: digest(), requestedBy: identityOf(principal) }, now)
       : null;
 
   const chain = chainEvents(
@@ -52,12 +101,29 @@ export async function evaluate(deps: EvaluationDeps, principal: Principal, input
     evaluationEvents({
       agent: inputs.agent,
       request: input,
+      ruled,
+      throttled,
       decision,
       rulesConsidered: inputs.rules.length,
       approval: approval && { id: approval.id, risk: approval.riskClassification, expiresAt: approval.expiresAt },
     }),
     now,
   );
+  const grant =
+    decision.effect === 'allow' && (await issuesAllowGrants(deps, trace.tenantId))
+      ? await allowGrant(
+          deps,
+          {
+            ...trace,
+            traceId: trace.id,
+            agentId: inputs.agent.id,
+            actionDigest: digest(),
+            policyRuleId: decision.rule!.id,
+          },
+          decision.rule!.maxSessionTtl,
+          now,
+        )
+      : null;
   const denied = decision.effect === 'deny';
   const traceRow: TraceRow = {
     ...trace,
@@ -89,6 +155,7 @@ export async function evaluate(deps: EvaluationDeps, principal: Principal, input
       { kind: 'chat_card', approvalId: approval.id },
       { kind: 'approval_expiry', approvalId: approval.id, at: approval.expiresAt },
     );
+    if (approval.escalateAt) effects.push({ kind: 'approval_escalation', approvalId: approval.id, at: approval.escalateAt });
   }
 
   const audience = await effectAudience(deps, trace.tenantId);
@@ -96,7 +163,22 @@ export async function evaluate(deps: EvaluationDeps, principal: Principal, input
     trace: traceRow,
     events: chain.rows,
     approval,
+    grant,
     effects: outboxRows(trace.tenantId, effectsWithAudience(audience, effects), now),
+    // Recorded only where it would have changed the rules' decision: what the shadow report counts.
+    // The throttle stands apart from the rules, so the shadow pass is set against what they decided.
+    shadow:
+      shadow && shadow.effect !== ruled.effect
+        ? {
+            traceId: trace.id,
+            tenantId: trace.tenantId,
+            agentId: inputs.agent.id,
+            policyRuleId: shadow.rule.id,
+            decision: ruled.effect,
+            shadowDecision: shadow.effect,
+            recordedAt: now,
+          }
+        : null,
   });
 
   return {
@@ -106,6 +188,7 @@ export async function evaluate(deps: EvaluationDeps, principal: Principal, input
     reason: decision.reason,
     policyRuleId: decision.rule?.id ?? null,
     risk: approval?.riskClassification ?? null,
+    grant: grant?.token ?? null,
   };
 }
 
@@ -114,10 +197,11 @@ function approvalFor(
   { agent }: DecisionInputs,
   input: EvaluationRequest,
   decision: Decision,
-  { context, requestedBy }: { context: Record<string, unknown>; requestedBy: string },
+  { context, digest, requestedBy }: { context: Record<string, unknown>; digest: string; requestedBy: string },
   now: Date,
 ): ApprovalRow {
   const ttlSeconds = decision.rule?.maxSessionTtl ?? DEFAULT_APPROVAL_TTL_SECONDS;
+  const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
   return {
     id: randomUUID(),
     tenantId: trace.tenantId,
@@ -137,11 +221,26 @@ function approvalFor(
     status: 'pending',
     requestedByIdentity: requestedBy,
     contextSnapshot: context,
-    actionDigest: actionDigest({ ...input, agent_id: agent.id, context }),
-    expiresAt: new Date(now.getTime() + ttlSeconds * 1000),
+    actionDigest: digest,
+    expiresAt,
+    escalateAt: escalationTime(decision.rule?.escalateAfterSeconds ?? null, now, expiresAt),
+    escalatedAt: null,
     requestedAt: now,
     decidedAt: null,
     approverName: null,
     decisionNote: null,
+    approvalsRequired: decision.rule?.approvalsRequired ?? 1,
+    votes: [],
   };
+}
+
+/**
+ * When a request is escalated if still pending: `escalate_after_seconds` after it was made,
+ * or never when the rule sets none or the request expires by then (an escalation at or after
+ * expiry could only tell people about a request they can no longer decide).
+ */
+function escalationTime(afterSeconds: number | null, now: Date, expiresAt: Date): Date | null {
+  if (afterSeconds === null) return null;
+  const at = new Date(now.getTime() + afterSeconds * 1000);
+  return at < expiresAt ? at : null;
 }

@@ -2,19 +2,25 @@ import { ACTORS, type NewEvent } from '../audit/chain-events.js';
 import type { ActionRequest } from '../policy/matching.js';
 import type { RiskClassification } from '../policy/risk.js';
 import type { Decision } from './decide.js';
+import { throttleReason, type Throttled } from './throttle.js';
 import type { AgentRow } from '@agov/db';
 
 interface Evaluated {
   agent: AgentRow;
   request: ActionRequest;
+  /** What the rules decided. */
+  ruled: Decision;
+  /** The limit the agent went past, if any. */
+  throttled: Throttled | null;
+  /** The decision that stands: the rules', or the throttle's when it is stricter. */
   decision: Decision;
   rulesConsidered: number;
   approval: { id: string; risk: RiskClassification; expiresAt: Date } | null;
 }
 
 /** The events one evaluation records, in order, per the CONTRACT's event lists. */
-export function evaluationEvents({ agent, request, decision, rulesConsidered, approval }: Evaluated): NewEvent[] {
-  const { rule } = decision;
+export function evaluationEvents({ agent, request, ruled, throttled, decision, rulesConsidered, approval }: Evaluated): NewEvent[] {
+  const { rule } = ruled;
   const action = `${request.operation} on ${request.target_integration} (${request.resource_scope})`;
   const events: NewEvent[] = [
     {
@@ -45,12 +51,22 @@ export function evaluationEvents({ agent, request, decision, rulesConsidered, ap
       event_type: 'policy_evaluated',
       actor_type: 'policy_engine',
       actor_name: ACTORS.policyEngine,
-      description: rule ? `Rule "${rule.policyName}" (priority ${rule.priority}) decided ${decision.effect}` : decision.reason,
-      status: decision.effect,
+      description: rule ? `Rule "${rule.policyName}" (priority ${rule.priority}) decided ${ruled.effect}` : ruled.reason,
+      status: ruled.effect,
       policy_version: rule?.policyVersion ?? null,
       metadata: { policy_rule_id: rule?.id ?? null, policy_name: rule?.policyName ?? null, rules_considered: rulesConsidered },
     },
   ];
+  if (throttled) {
+    events.push({
+      event_type: 'agent_throttled',
+      actor_type: 'policy_engine',
+      actor_name: ACTORS.policyEngine,
+      description: `${throttleReason(throttled)}; ${decision === ruled ? `the rules' ${ruled.effect} stands` : `${decision.effect} applies`}`,
+      status: 'throttled',
+      metadata: { limit: throttled.limit, max: throttled.max, throttle_effect: throttled.effect },
+    });
+  }
 
   switch (decision.effect) {
     case 'deny':
@@ -61,7 +77,7 @@ export function evaluationEvents({ agent, request, decision, rulesConsidered, ap
           actor_name: ACTORS.policyEngine,
           description: decision.reason,
           status: 'denied',
-          policy_version: rule?.policyVersion ?? null,
+          policy_version: decision.rule?.policyVersion ?? null,
         },
         {
           event_type: 'trace_closed',
@@ -79,7 +95,7 @@ export function evaluationEvents({ agent, request, decision, rulesConsidered, ap
         actor_name: ACTORS.policyEngine,
         description: `Allowed ${action}`,
         status: 'allowed',
-        policy_version: rule?.policyVersion ?? null,
+        policy_version: decision.rule?.policyVersion ?? null,
       });
       break;
     case 'approval_required':
@@ -90,7 +106,7 @@ export function evaluationEvents({ agent, request, decision, rulesConsidered, ap
           actor_name: ACTORS.policyEngine,
           description: `Sensitive operation: ${request.data_classification} data, ${approval!.risk} risk`,
           status: approval!.risk,
-          policy_version: rule?.policyVersion ?? null,
+          policy_version: decision.rule?.policyVersion ?? null,
           metadata: { risk_classification: approval!.risk, data_classification: request.data_classification },
         },
         {

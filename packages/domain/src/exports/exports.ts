@@ -4,7 +4,7 @@ import type { Principal } from '../access/access.js';
 import type { CoreDeps } from '../caches/caches.js';
 import { AppError } from '../support/errors.js';
 import { presentAuditExportRow, presentTraceExportRow } from '../presenters/traces.js';
-import type { TimeRange } from '../support/time-range.js';
+import { heldAt, type TimeRange } from '../support/time-range.js';
 
 /** Rows are read in pages of this many, so memory holds one page whatever the export's size. */
 const PAGE_SIZE = 1_000;
@@ -49,8 +49,6 @@ async function boundedExport<Row, Key>(options: {
   }
   return { total, pages: pages() };
 }
-
-const heldAt = (range: TimeRange, now: Date): TimeRange => ({ from: range.from, to: range.to < now ? range.to : now });
 
 export interface TraceExportFilters extends TimeRange {
   agent_id?: string;

@@ -18,6 +18,8 @@ export interface ApprovalEmailFacts {
   agentName: string;
   /** The base URL people open, without a trailing slash. */
   publicUrl: string;
+  /** For the escalation mail, how long the request went undecided (`undecidedFor`). */
+  escalation?: string | null;
 }
 
 /** Where a reviewer decides the request: the dashboard's page of the approval. */
@@ -28,7 +30,7 @@ const approvalLink = (publicUrl: string, approvalId: string) => `${publicUrl}/ap
  * is put on one line (the resource scope comes from the agent runtime, so a line break in it
  * could otherwise fake a line of the message, or a header), and escaped in the HTML.
  */
-export function approvalEmail({ approval, agentName, publicUrl }: ApprovalEmailFacts): Omit<MailMessage, 'to'> {
+export function approvalEmail({ approval, agentName, publicUrl, escalation = null }: ApprovalEmailFacts): Omit<MailMessage, 'to'> {
   const agent = oneLine(agentName);
   const operation = oneLine(approval.requestedOperation);
   const integration = oneLine(approval.targetIntegration);
@@ -43,7 +45,10 @@ export function approvalEmail({ approval, agentName, publicUrl }: ApprovalEmailF
     ['Classification', oneLine(approval.dataClassification)],
     ['Reason', oneLine(approval.flagReason)],
   ];
-  const intro = `${agent} asks for approval before it acts.`;
+  const intro =
+    escalation === null
+      ? `${agent} asks for approval before it acts.`
+      : `Escalated: this request is still ${escalation}. ${agent} asks for approval before it acts.`;
   const deadline = `It expires at ${expires} unless someone decides it first.`;
 
   const text = [
@@ -71,5 +76,6 @@ export function approvalEmail({ approval, agentName, publicUrl }: ApprovalEmailF
     '',
   ].join('\n');
 
-  return { subject: `Approval required: ${agent} wants to ${operation} on ${integration}`, text, html };
+  const subject = escalation === null ? 'Approval required' : 'Escalated: approval still required';
+  return { subject: `${subject}: ${agent} wants to ${operation} on ${integration}`, text, html };
 }

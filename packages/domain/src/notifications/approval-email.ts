@@ -6,6 +6,7 @@ import { completeEffect, isAttemptDue, recordFailedAttempt } from '../outbox/rec
 import { approvalEmail } from './approval-email-message.js';
 import { confirmedAmong } from './confirmations.js';
 import { admitMail } from './mail-cap.js';
+import { undecidedFor } from '../support/durations.js';
 import { notificationSettingsOf } from './settings.js';
 
 /**
@@ -19,7 +20,23 @@ import { notificationSettingsOf } from './settings.js';
  * retried on the webhook schedule, then given up with an error log. At least once per
  * recipient: a crash between the server taking a message and the row's update sends it again.
  */
-export async function sendApprovalEmail(deps: NotificationDeps, effect: DueEffect<'approval_email'>): Promise<void> {
+export function sendApprovalEmail(deps: NotificationDeps, effect: DueEffect<'approval_email'>): Promise<void> {
+  return sendAboutApproval(deps, effect, 'approval');
+}
+
+/**
+ * The `escalation_email` effect recorded when a request is escalated: the same message, marked
+ * as escalated, to each confirmed escalation address, sent and retried as approval mail is.
+ */
+export function sendEscalationEmail(deps: NotificationDeps, effect: DueEffect<'escalation_email'>): Promise<void> {
+  return sendAboutApproval(deps, effect, 'escalation');
+}
+
+async function sendAboutApproval(
+  deps: NotificationDeps,
+  effect: DueEffect<'approval_email' | 'escalation_email'>,
+  kind: 'approval' | 'escalation',
+): Promise<void> {
   const { db } = deps.database;
   const { approval_id: approvalId, recipients_done: done = [] } = effect.payload;
   // A stray duplicate of a run that already sent the message, gave up or recorded this attempt.
@@ -34,13 +51,17 @@ export async function sendApprovalEmail(deps: NotificationDeps, effect: DueEffec
     notificationSettingsOf(db, effect.tenantId),
   ]);
   const stillAsked = pending?.approval.status === 'pending' && pending.approval.expiresAt > deps.clock.now();
-  const recipients = (await confirmedAmong(db, effect.tenantId, settings.reviewerEmails)).filter(
-    (address) => !done.includes(address.toLowerCase()),
-  );
+  const listed = kind === 'approval' ? settings.reviewerEmails : settings.escalationEmails;
+  const recipients = (await confirmedAmong(db, effect.tenantId, listed)).filter((address) => !done.includes(address.toLowerCase()));
   // Decided or expired meanwhile, or e-mail switched off since: there is nobody to ask.
   if (!stillAsked || !settings.emailEnabled || recipients.length === 0) return completeEffect(db, effect.id);
 
-  const message = approvalEmail({ approval: pending.approval, agentName: pending.agentName, publicUrl: deps.publicUrl });
+  const message = approvalEmail({
+    approval: pending.approval,
+    agentName: pending.agentName,
+    publicUrl: deps.publicUrl,
+    escalation: kind === 'escalation' ? undecidedFor(pending.approval) : null,
+  });
   const failures = await Promise.all(
     recipients.map(async (to) => {
       if (!(await admitMail(deps, effect.tenantId))) return null;
@@ -61,7 +82,7 @@ export async function sendApprovalEmail(deps: NotificationDeps, effect: DueEffec
   });
   if (next.status === 'failed')
     deps.mailer.reportUndelivered({
-      kind: 'approval',
+      kind,
       tenantId: effect.tenantId,
       approvalId,
       recipients: failed.length,

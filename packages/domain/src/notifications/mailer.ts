@@ -14,7 +14,7 @@ export interface MailMessage {
 
 /** Mail the domain stopped trying to send, for the operators' log. Never names an address. */
 export type UndeliveredMail =
-  | { kind: 'approval'; tenantId: string; approvalId: string; recipients: number; attempts: number; error: string }
+  | { kind: 'approval' | 'escalation'; tenantId: string; approvalId: string; recipients: number; attempts: number; error: string }
   | { kind: 'confirmation'; tenantId: string; attempts: number; error: string };
 
 /** A tenant's mail reached its plan's hourly cap: what it is over, never to whom. */

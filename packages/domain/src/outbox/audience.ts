@@ -53,10 +53,18 @@ const RECEIVERS: Partial<Record<EffectKind, Receivers>> = {
   },
   approval_email: { wanted: (row) => emailEnabled(row.tenantId), known: (audience) => audience.email },
   chat_card: { wanted: (row) => chatEnabled(row.tenantId), known: (audience) => audience.chat },
+  escalation_email: { wanted: (row) => emailEnabled(row.tenantId), known: (audience) => audience.email },
+  escalation_chat: { wanted: (row) => chatEnabled(row.tenantId), known: (audience) => audience.chat },
   /** Not a matter of audience: an expiry is wanted while its request is pending. */
   approval_expiry: {
     wanted: (row) =>
       sql`exists (select 1 from ${approvalRequests} where ${approvalRequests.id} = (${row.payload}->>'approval_id')::uuid and ${approvalRequests.status} = 'pending')`,
+    known: () => true,
+  },
+  /** Likewise an escalation, while its request is pending and not yet escalated. */
+  approval_escalation: {
+    wanted: (row) =>
+      sql`exists (select 1 from ${approvalRequests} where ${approvalRequests.id} = (${row.payload}->>'approval_id')::uuid and ${approvalRequests.status} = 'pending' and ${approvalRequests.escalatedAt} is null)`,
     known: () => true,
   },
 };

@@ -12,6 +12,8 @@ export const WEBHOOK_EVENTS = [
   'policy.updated',
   'audit.event',
   'audit.batch',
+  /** CONTRACT, "Approval decisions": a request still pending at its `escalate_at`. */
+  'approval.escalated',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -34,6 +36,12 @@ export type Effect =
   /** The approval's posted chat card is replaced by its decision or expiry. */
   | { kind: 'chat_card_update'; approvalId: string }
   | { kind: 'approval_expiry'; approvalId: string; at: Date }
+  /** The request is escalated at `at` if still pending (approvals/escalation.ts). */
+  | { kind: 'approval_escalation'; approvalId: string; at: Date }
+  /** The escalation mail of a request just escalated, one message to each confirmed escalation address. */
+  | { kind: 'escalation_email'; approvalId: string }
+  /** The escalation's chat message: the escalation channel in bot mode, the incoming webhook otherwise. */
+  | { kind: 'escalation_chat'; approvalId: string }
   /** Events seq from..to of a trace were recorded: fans out as `audit.event` webhooks. */
   | { kind: 'audit_events'; traceId: string; fromSeq: number; toSeq: number }
   /**
@@ -45,7 +53,13 @@ export type Effect =
 export type EffectKind = Effect['kind'];
 
 /** Effects retried on the webhook schedule by their own handler (see `recordFailedAttempt`). */
-export type RetriedKind = 'approval_email' | 'email_confirmation' | 'chat_card' | 'chat_card_update';
+export type RetriedKind =
+  | 'approval_email'
+  | 'email_confirmation'
+  | 'chat_card'
+  | 'chat_card_update'
+  | 'escalation_email'
+  | 'escalation_chat';
 
 /** A retried effect's failed attempts so far, as its job was given them. */
 type Retried = {
@@ -63,6 +77,9 @@ export interface EffectPayloads {
   chat_card: { approval_id: string } & Retried;
   chat_card_update: { approval_id: string } & Retried;
   approval_expiry: { approval_id: string };
+  approval_escalation: { approval_id: string };
+  escalation_email: { approval_id: string /** As for approval mail. */; recipients_done?: string[] } & Retried;
+  escalation_chat: { approval_id: string } & Retried;
   audit_events: { trace_id: string; from_seq: number; to_seq: number };
   webhook_delivery: { delivery_ids: readonly string[] };
 }
@@ -96,7 +113,7 @@ export function outboxRows(tenantId: string, effects: readonly Effect[], now: Da
     tenantId,
     kind: effect.kind,
     payload: payloadOf(effect, tenantId, now),
-    availableAt: effect.kind === 'approval_expiry' ? effect.at : now,
+    availableAt: effect.kind === 'approval_expiry' || effect.kind === 'approval_escalation' ? effect.at : now,
     attempts: 0,
     lastError: null,
     createdAt: now,
@@ -117,6 +134,9 @@ function payloadOf(effect: Effect, tenantId: string, now: Date): EffectPayloads[
     case 'chat_card':
     case 'chat_card_update':
     case 'approval_expiry':
+    case 'approval_escalation':
+    case 'escalation_email':
+    case 'escalation_chat':
       return { approval_id: effect.approvalId };
   }
 }

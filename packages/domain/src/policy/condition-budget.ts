@@ -1,3 +1,5 @@
+import type { HistoryValues } from './history-operators.js';
+
 /**
  * The limits on JSON Logic (CONTRACT, "Hardening decisions"). `nodes` is checked when a
  * condition is written; the rest bound one decision: a single budget is shared by every
@@ -21,12 +23,22 @@ export class ConditionBudgetExceeded extends Error {
   override readonly name = 'ConditionBudgetExceeded';
 }
 
-/** One decision's allowance of JSON Logic work; created per decision, never shared between decisions. */
+const NO_HISTORY: HistoryValues = new Map();
+
+/**
+ * One decision's allowance of JSON Logic work; created per decision, never shared between
+ * decisions. It carries the decision's history values too (fetched before deciding, see
+ * history-operators.ts): the budget is what every operator of the decision is handed, whatever
+ * data `filter` or `map` switch to.
+ */
 export class ConditionBudget {
   private operations = 0;
   private characters = 0;
 
-  constructor(private readonly limits: typeof CONDITION_LIMITS = CONDITION_LIMITS) {}
+  constructor(
+    readonly history: HistoryValues = NO_HISTORY,
+    private readonly limits: typeof CONDITION_LIMITS = CONDITION_LIMITS,
+  ) {}
 
   /** Counts `count` operations. */
   spend(count = 1): void {

@@ -1,5 +1,6 @@
 import { AppError } from '../support/errors.js';
 import { type ConditionBudget, CONDITION_LIMITS } from './condition-budget.js';
+import { HISTORY_OPERATORS, historyTerm, isHistoryOperator, type HistoryKind } from './history-operators.js';
 import { applyLogic, truthy } from './json-logic.js';
 
 /**
@@ -45,6 +46,7 @@ export const OPERATORS = new Set([
   'all',
   'none',
   'some',
+  ...HISTORY_OPERATORS,
 ]);
 const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -82,6 +84,7 @@ function check(node: unknown, path: string, problems: string[]): void {
   }
   const operand = (node as Record<string, unknown>)[operator];
   if (operator === 'var') checkVar(operand, `${path}.var`, problems);
+  else if (isHistoryOperator(operator)) checkHistory(operator, operand, `${path}.${operator}`, problems);
   else check(operand, `${path}.${operator}`, problems);
 }
 
@@ -99,6 +102,12 @@ function checkVar(operand: unknown, path: string, problems: string[]): void {
     problems.push(`${path}: the path may not name __proto__, constructor or prototype`);
   }
   check(fallback, path, problems);
+}
+
+/** History operators take literal operands only, so their terms are known before deciding. */
+function checkHistory(operator: HistoryKind, operand: unknown, path: string, problems: string[]): void {
+  const term = historyTerm(operator, operand);
+  if ('problem' in term) problems.push(`${path}: ${term.problem}`);
 }
 
 /** The JSON values in `node` (itself included), counting no further than just past `limit`. */

@@ -2,6 +2,7 @@ import jsonLogic, { type RulesLogic } from 'json-logic-js';
 import { describe, expect, it } from 'vitest';
 import { CONDITION_LIMITS, ConditionBudget, ConditionBudgetExceeded } from './condition-budget.js';
 import { OPERATORS } from './conditions.js';
+import { historyTerm, isHistoryOperator, type HistoryTerm } from './history-operators.js';
 import { applyLogic, truthy } from './json-logic.js';
 
 const data = {
@@ -109,7 +110,7 @@ describe('applyLogic', () => {
     expect(applyLogic(logic, data, new ConditionBudget())).toEqual(expected);
   });
 
-  it('the parity table covers every operator conditions may use', () => {
+  it('the parity table covers every JSON Logic operator conditions may use (the history operators are ours)', () => {
     const used = new Set<string>();
     const collect = (node: unknown) => {
       if (typeof node !== 'object' || node === null) return;
@@ -117,7 +118,16 @@ describe('applyLogic', () => {
       for (const child of Object.values(node)) collect(child);
     };
     for (const [, logic] of PARITY) collect(logic);
-    expect([...OPERATORS].filter((operator) => !used.has(operator))).toEqual([]);
+    expect([...OPERATORS].filter((operator) => !used.has(operator) && !isHistoryOperator(operator))).toEqual([]);
+  });
+
+  it('reads a history operator from the values fetched for the decision, and fails without them', () => {
+    const term = historyTerm('recent_sum', ['context.amount', '1h', { resource_scope: 'refunds/*', operation: 'refund' }]) as HistoryTerm;
+    const sameTerm = { recent_sum: ['context.amount', '60m', { operation: 'refund', resource_scope: 'refunds/*' }] };
+    expect(applyLogic({ '>': [sameTerm, 100] }, data, new ConditionBudget(new Map([[term.key, 150]])))).toBe(true);
+    expect(() => applyLogic(sameTerm, data, new ConditionBudget())).toThrow(
+      '"recent_sum": the agent\'s recent evaluations could not be read',
+    );
   });
 
   it('follows JSON Logic truthiness', () => {

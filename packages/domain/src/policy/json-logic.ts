@@ -1,4 +1,5 @@
 import { type ConditionBudget, ConditionBudgetExceeded } from './condition-budget.js';
+import { HISTORY_OPERATORS, historyTerm, type HistoryKind } from './history-operators.js';
 
 /**
  * A JSON Logic evaluator (jsonlogic.com, with json-logic-js's semantics) for exactly the
@@ -287,10 +288,20 @@ const CONTROLS = new Map<string, Control>([
       return accumulator;
     },
   ],
+  ...HISTORY_OPERATORS.map((kind): [string, Control] => [kind, (operands, _, budget) => historyValue(kind, operands, budget)]),
   ['all', (operands, data, budget) => quantify(operands, data, budget, { onEmpty: false, stopOn: false, onStop: false })],
   ['none', (operands, data, budget) => quantify(operands, data, budget, { onEmpty: true, stopOn: true, onStop: false })],
   ['some', (operands, data, budget) => quantify(operands, data, budget, { onEmpty: false, stopOn: true, onStop: true })],
 ]);
+
+/** A history operator's value, as fetched before deciding; none (the counters could not answer) fails the condition. */
+function historyValue(kind: HistoryKind, operands: unknown[], budget: ConditionBudget): number {
+  const term = historyTerm(kind, operands);
+  if ('problem' in term) throw new Error(`"${kind}" ${term.problem}`);
+  const value = budget.history.get(term.key);
+  if (value === undefined) throw new Error(`"${kind}": the agent's recent evaluations could not be read`);
+  return value;
+}
 
 function conditional(operands: unknown[], data: unknown, budget: ConditionBudget): unknown {
   let i = 0;

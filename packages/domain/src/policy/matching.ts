@@ -1,8 +1,9 @@
 import type { ConditionBudget } from './condition-budget.js';
 import { conditionsHold } from './conditions.js';
+import type { PolicyEffect } from './effects.js';
 import { globMatches } from './glob.js';
 
-export type PolicyEffect = 'allow' | 'approval_required' | 'deny';
+export type { PolicyEffect };
 
 export interface MatchableRule {
   id: string;
@@ -28,16 +29,17 @@ const RESTRICTIVENESS: Record<PolicyEffect, number> = { deny: 2, approval_requir
 /**
  * Evaluation order: priority descending; on equal priority the most restrictive effect
  * (deny > approval_required > allow); then the oldest rule (createdAt ascending); then id
- * ascending for determinism. Returns a new array.
+ * ascending for determinism. Negative when `a` is evaluated before `b`; never 0 for two rules.
  */
+export const compareRules = (a: MatchableRule, b: MatchableRule): number =>
+  b.priority - a.priority ||
+  RESTRICTIVENESS[b.policyEffect] - RESTRICTIVENESS[a.policyEffect] ||
+  a.createdAt.getTime() - b.createdAt.getTime() ||
+  (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** The rules in evaluation order (`compareRules`), as a new array. */
 export function orderRules<T extends MatchableRule>(rules: readonly T[]): T[] {
-  return [...rules].sort(
-    (a, b) =>
-      b.priority - a.priority ||
-      RESTRICTIVENESS[b.policyEffect] - RESTRICTIVENESS[a.policyEffect] ||
-      a.createdAt.getTime() - b.createdAt.getTime() ||
-      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-  );
+  return [...rules].sort(compareRules);
 }
 
 /** The rule that decides; `conditionError` says why its condition could not be evaluated, and then the rule denies. */

@@ -11,8 +11,11 @@ import { recordEffects } from '../outbox/record.js';
 import { pageOf, type Page, type Paged } from '../support/pagination.js';
 import { presentPolicy } from '../presenters/policies.js';
 import { assertValidConditions } from './conditions.js';
+import { lockRuleSet } from './rule-set.js';
+import type { PolicyEffect } from './effects.js';
 
-export const POLICY_EFFECTS = ['allow', 'approval_required', 'deny'] as const;
+/** `enforce` rules decide; `shadow` rules are only recorded where they would have decided otherwise (README, "Shadow rules"). */
+export const RULE_MODES = ['enforce', 'shadow'] as const;
 
 /** The fields a PATCH may change; each change is recorded as a new version. */
 export interface PolicyRuleEdit {
@@ -21,15 +24,25 @@ export interface PolicyRuleEdit {
   operation: string;
   resource_scope: string;
   data_classification: DataClassification;
-  policy_effect: (typeof POLICY_EFFECTS)[number];
+  policy_effect: PolicyEffect;
   rationale: string;
   priority: number;
   conditions: Record<string, unknown> | null;
   max_session_ttl: number | null;
+  approvals_required: number;
+  /** Seconds a queued request may stay pending before escalation recipients are told; null never. */
+  escalate_after_seconds: number | null;
+  mode: (typeof RULE_MODES)[number];
 }
 
-export interface PolicyRuleInput extends PolicyRuleEdit {
+export interface PolicyRuleInput extends Omit<PolicyRuleEdit, 'approvals_required' | 'escalate_after_seconds' | 'mode'> {
+  /** One when omitted: the spec's single reviewer. */
+  approvals_required?: number;
   agent_id: string;
+  /** Optional on create (CONTRACT, "Approval decisions"): null when left out. */
+  escalate_after_seconds?: number | null;
+  /** `enforce` when omitted (CONTRACT, "Policy lifecycle decisions"). */
+  mode?: PolicyRuleEdit['mode'];
   modified_by: string;
   modified_at: string;
 }
@@ -46,9 +59,12 @@ export interface PolicyRuleFilters {
 
 /** Each editable field and the column that holds it, in the order change summaries name them. */
 const EDITABLE = [
+  ['approvals_required', 'approvalsRequired'],
   ['conditions', 'conditions'],
   ['data_classification', 'dataClassification'],
+  ['escalate_after_seconds', 'escalateAfterSeconds'],
   ['max_session_ttl', 'maxSessionTtl'],
+  ['mode', 'mode'],
   ['operation', 'operation'],
   ['policy_effect', 'policyEffect'],
   ['policy_name', 'policyName'],
@@ -58,7 +74,10 @@ const EDITABLE = [
   ['target_integration', 'targetIntegration'],
 ] as const satisfies readonly (readonly [keyof PolicyRuleEdit, keyof PolicyRuleRow])[];
 
-type EditColumns = Pick<typeof policyRules.$inferInsert, (typeof EDITABLE)[number][1]>;
+type EditColumns = Pick<PolicyRuleRow, (typeof EDITABLE)[number][1]>;
+
+/** The fields a PATCH may change, in the order change summaries name them: a rule as a policy file holds it. */
+export const EDITABLE_RULE_FIELDS: readonly (keyof PolicyRuleEdit)[] = EDITABLE.map(([field]) => field);
 
 function toColumns(input: PolicyRuleEdit): EditColumns;
 function toColumns(input: PolicyRulePatch): Partial<EditColumns>;
@@ -74,8 +93,52 @@ function toColumns(input: PolicyRulePatch): Partial<EditColumns> {
     priority: input.priority,
     conditions: input.conditions,
     maxSessionTtl: input.max_session_ttl,
+    approvalsRequired: input.approvals_required,
+    escalateAfterSeconds: input.escalate_after_seconds,
+    mode: input.mode,
   };
 }
+
+/** What create and PATCH check beyond the body's schema; `field` names the body in the error. */
+export function assertValidRuleInput(input: PolicyRulePatch, field = 'conditions'): void {
+  if (input.conditions !== undefined && input.conditions !== null) assertValidConditions(input.conditions, field);
+}
+
+/** What a create body's optional fields are when left out (CONTRACT: one approver, no escalation, enforced). */
+export const RULE_CREATE_DEFAULTS = {
+  approvals_required: 1,
+  escalate_after_seconds: null,
+  mode: 'enforce',
+} as const satisfies Pick<PolicyRuleEdit, 'approvals_required' | 'escalate_after_seconds' | 'mode'>;
+
+/** The columns a create body inserts, its optional fields defaulted (the store's defaults give id, version and is_active). */
+export const createdColumns = (tenantId: string, input: PolicyRuleInput, now: Date) =>
+  ({
+    ...toColumns({
+      ...input,
+      approvals_required: input.approvals_required ?? RULE_CREATE_DEFAULTS.approvals_required,
+      escalate_after_seconds: input.escalate_after_seconds ?? RULE_CREATE_DEFAULTS.escalate_after_seconds,
+      mode: input.mode ?? RULE_CREATE_DEFAULTS.mode,
+    }),
+    tenantId,
+    agentId: input.agent_id,
+    modifiedBy: input.modified_by,
+    modifiedAt: new Date(input.modified_at),
+    createdAt: now,
+    updatedAt: now,
+  }) satisfies typeof policyRules.$inferInsert;
+
+/**
+ * The columns a PATCH of `current` sets: the fields given, as the next version, by `principal`.
+ * Fields left out are absent, not undefined, so the result can also be spread over a row in memory.
+ */
+export const patchedColumns = (principal: Principal, current: PolicyRuleRow, patch: PolicyRulePatch, now: Date) => ({
+  ...(Object.fromEntries(Object.entries(toColumns(patch)).filter(([, value]) => value !== undefined)) as Partial<EditColumns>),
+  policyVersion: current.policyVersion + 1,
+  modifiedBy: actorName(principal),
+  modifiedAt: now,
+  updatedAt: now,
+});
 
 const ruleInTenant = (principal: Principal, id: string): SQL => and(eq(policyRules.id, id), eq(policyRules.tenantId, principal.tenantId))!;
 
@@ -94,6 +157,9 @@ const versionOf = (rule: PolicyRuleRow, changeSummary: string, now: Date): typeo
   priority: rule.priority,
   conditions: rule.conditions,
   maxSessionTtl: rule.maxSessionTtl,
+  approvalsRequired: rule.approvalsRequired,
+  escalateAfterSeconds: rule.escalateAfterSeconds,
+  mode: rule.mode,
   modifiedBy: rule.modifiedBy,
   modifiedAt: rule.modifiedAt,
   changeSummary,
@@ -112,30 +178,35 @@ async function announce(tx: Tx, invalidate: Invalidate, rule: PolicyRuleRow, cha
 }
 
 export async function createPolicyRule(deps: CoreDeps, principal: Principal, input: PolicyRuleInput): Promise<PolicyRuleRow> {
-  if (input.conditions !== null) assertValidConditions(input.conditions);
+  assertValidRuleInput(input);
   const now = deps.clock.now();
   return transactionInvalidating(deps, async (tx, invalidate) => {
-    const [agent] = await tx
-      .select({ id: agents.id })
-      .from(agents)
-      .where(and(eq(agents.id, input.agent_id), eq(agents.tenantId, principal.tenantId)));
-    if (!agent) throw notFound('Agent');
-    const [rule] = await tx
-      .insert(policyRules)
-      .values({
-        ...toColumns(input),
-        tenantId: principal.tenantId,
-        agentId: agent.id,
-        modifiedBy: input.modified_by,
-        modifiedAt: new Date(input.modified_at),
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    await tx.insert(policyVersions).values(versionOf(rule!, 'Created', now));
-    await announce(tx, invalidate, rule!, 'created', now);
-    return rule!;
+    await lockRuleSet(tx, principal.tenantId, 'shared');
+    return insertPolicyRule(tx, invalidate, principal, input, now, 'Created');
   });
+}
+
+/** Creates a rule in the caller's transaction (which holds the rule set's lock): version 1, `change_summary` as given. */
+export async function insertPolicyRule(
+  tx: Tx,
+  invalidate: Invalidate,
+  principal: Principal,
+  input: PolicyRuleInput,
+  now: Date,
+  changeSummary: string,
+): Promise<PolicyRuleRow> {
+  const [agent] = await tx
+    .select({ id: agents.id })
+    .from(agents)
+    .where(and(eq(agents.id, input.agent_id), eq(agents.tenantId, principal.tenantId)));
+  if (!agent) throw notFound('Agent');
+  const [rule] = await tx
+    .insert(policyRules)
+    .values(createdColumns(principal.tenantId, input, now))
+    .returning();
+  await tx.insert(policyVersions).values(versionOf(rule!, changeSummary, now));
+  await announce(tx, invalidate, rule!, 'created', now);
+  return rule!;
 }
 
 export async function listPolicyRules(
@@ -168,28 +239,42 @@ export async function getPolicyRule(deps: CoreDeps, principal: Principal, id: st
  * of one rule, so each gets its own version number and version record.
  */
 export async function updatePolicyRule(deps: CoreDeps, principal: Principal, id: string, patch: PolicyRulePatch): Promise<PolicyRuleRow> {
-  if (patch.conditions !== undefined && patch.conditions !== null) assertValidConditions(patch.conditions);
+  assertValidRuleInput(patch);
   const now = deps.clock.now();
   return transactionInvalidating(deps, async (tx, invalidate) => {
-    const [current] = await tx.select().from(policyRules).where(ruleInTenant(principal, id)).for('update');
-    if (!current) throw notFound('Policy rule');
-    const changed = EDITABLE.filter(([field, column]) => patch[field] !== undefined && !isDeepStrictEqual(patch[field], current[column]));
-    const [rule] = await tx
-      .update(policyRules)
-      .set({
-        ...toColumns(patch),
-        policyVersion: current.policyVersion + 1,
-        modifiedBy: actorName(principal),
-        modifiedAt: now,
-        updatedAt: now,
-      })
-      .where(eq(policyRules.id, current.id))
-      .returning();
-    const summary = changed.length === 0 ? 'No field values changed' : `Changed ${changed.map(([field]) => field).join(', ')}`;
-    await tx.insert(policyVersions).values(versionOf(rule!, summary, now));
-    await announce(tx, invalidate, rule!, 'updated', now);
-    return rule!;
+    await lockRuleSet(tx, principal.tenantId, 'shared');
+    return patchPolicyRule(tx, invalidate, principal, id, patch, now, changedFieldsSummary);
   });
+}
+
+/** The summary of a PATCH: the fields whose values it changed, in EDITABLE's order. */
+const changedFieldsSummary = (changed: readonly (keyof PolicyRuleEdit)[]) =>
+  changed.length === 0 ? 'No field values changed' : `Changed ${changed.join(', ')}`;
+
+/**
+ * A PATCH in the caller's transaction (which holds the rule set's lock): the next version,
+ * whose `change_summary` is made from the fields it changed.
+ */
+export async function patchPolicyRule(
+  tx: Tx,
+  invalidate: Invalidate,
+  principal: Principal,
+  id: string,
+  patch: PolicyRulePatch,
+  now: Date,
+  summarize: (changed: readonly (keyof PolicyRuleEdit)[]) => string,
+): Promise<PolicyRuleRow> {
+  const [current] = await tx.select().from(policyRules).where(ruleInTenant(principal, id)).for('update');
+  if (!current) throw notFound('Policy rule');
+  const changed = EDITABLE.filter(([field, column]) => patch[field] !== undefined && !isDeepStrictEqual(patch[field], current[column]));
+  const [rule] = await tx
+    .update(policyRules)
+    .set(patchedColumns(principal, current, patch, now))
+    .where(eq(policyRules.id, current.id))
+    .returning();
+  await tx.insert(policyVersions).values(versionOf(rule!, summarize(changed.map(([field]) => field)), now));
+  await announce(tx, invalidate, rule!, 'updated', now);
+  return rule!;
 }
 
 /**
@@ -201,20 +286,32 @@ export async function updatePolicyRule(deps: CoreDeps, principal: Principal, id:
 export async function deactivatePolicyRule(deps: CoreDeps, principal: Principal, id: string): Promise<PolicyRuleRow> {
   const now = deps.clock.now();
   return transactionInvalidating(deps, async (tx, invalidate) => {
-    const [rule] = await tx
-      .update(policyRules)
-      .set({ isActive: false, updatedAt: now })
-      .where(and(ruleInTenant(principal, id), eq(policyRules.isActive, true)))
-      .returning();
-    if (rule) {
-      await announce(tx, invalidate, rule, 'deleted', now);
-      return rule;
-    }
-    const [unchanged] = await tx.select().from(policyRules).where(ruleInTenant(principal, id));
-    if (!unchanged) throw notFound('Policy rule');
-    invalidate({ kind: 'agent', id: unchanged.agentId });
-    return unchanged;
+    await lockRuleSet(tx, principal.tenantId, 'shared');
+    return softDeletePolicyRule(tx, invalidate, principal, id, now);
   });
+}
+
+/** The soft delete in the caller's transaction (which holds the rule set's lock). */
+export async function softDeletePolicyRule(
+  tx: Tx,
+  invalidate: Invalidate,
+  principal: Principal,
+  id: string,
+  now: Date,
+): Promise<PolicyRuleRow> {
+  const [rule] = await tx
+    .update(policyRules)
+    .set({ isActive: false, updatedAt: now })
+    .where(and(ruleInTenant(principal, id), eq(policyRules.isActive, true)))
+    .returning();
+  if (rule) {
+    await announce(tx, invalidate, rule, 'deleted', now);
+    return rule;
+  }
+  const [unchanged] = await tx.select().from(policyRules).where(ruleInTenant(principal, id));
+  if (!unchanged) throw notFound('Policy rule');
+  invalidate({ kind: 'agent', id: unchanged.agentId });
+  return unchanged;
 }
 
 /** A rule's version records, newest first. */

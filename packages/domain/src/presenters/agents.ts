@@ -26,6 +26,9 @@ export const presentAgent = (agent: AgentRow) => ({
   modified_by: agent.modifiedBy,
   modified_at: iso(agent.modifiedAt),
   lifecycle_state: agent.lifecycleState,
+  max_requests_per_minute: agent.maxRequestsPerMinute,
+  max_identical_requests_per_minute: agent.maxIdenticalRequestsPerMinute,
+  throttle_effect: agent.throttleEffect,
   created_at: iso(agent.createdAt),
 });
 

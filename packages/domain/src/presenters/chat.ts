@@ -4,7 +4,7 @@
  */
 type ChatSettingsInput = { enabled: boolean; updatedAt: Date } & (
   | { mode: 'incoming_webhook' }
-  | { mode: 'bot'; settings: { app_id: string; team_id: string; channel_id: string } }
+  | { mode: 'bot'; settings: { app_id: string; team_id: string; channel_id: string; escalation_channel?: string } }
 );
 
 /** The settings as the API shows them: never a secret, only whether one is stored. */
@@ -14,13 +14,14 @@ export function presentChatSettings(integration: ChatSettingsInput | null) {
   if (integration.mode === 'incoming_webhook') {
     return { mode: integration.mode, enabled: integration.enabled, has_webhook_url: true, updated_at };
   }
-  const { app_id, team_id, channel_id } = integration.settings;
+  const { app_id, team_id, channel_id, escalation_channel = null } = integration.settings;
   return {
     mode: integration.mode,
     enabled: integration.enabled,
     app_id,
     team_id,
     channel_id,
+    escalation_channel,
     has_app_secret: true,
     has_bot_token: true,
     updated_at,

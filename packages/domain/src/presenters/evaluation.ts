@@ -8,6 +8,7 @@ export const presentEvaluation = (result: {
   reason: string;
   policyRuleId: string | null;
   risk: ApprovalRow['riskClassification'] | null;
+  grant: string | null;
 }) => ({
   decision: result.decision,
   trace_id: result.traceId,
@@ -16,6 +17,8 @@ export const presentEvaluation = (result: {
   policy_rule_id: result.policyRuleId,
   // Only a decision that asks for approval has been classified.
   ...(result.risk ? { risk_classification: result.risk } : {}),
+  // Only an `allow` of a tenant that asks for grants carries one.
+  ...(result.grant ? { grant: result.grant } : {}),
 });
 
 /** The dry run's answer: what evaluate would decide, and by which rule (evaluation/decide.ts). */

@@ -2,9 +2,11 @@
 export const presentNotificationSettings = (settings: {
   emailEnabled: boolean;
   reviewerEmails: string[];
+  escalationEmails: string[];
   unconfirmedEmails: string[];
 }) => ({
   email_enabled: settings.emailEnabled,
   reviewer_emails: settings.reviewerEmails,
+  escalation_emails: settings.escalationEmails,
   unconfirmed_emails: settings.unconfirmedEmails,
 });

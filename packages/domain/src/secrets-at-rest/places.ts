@@ -12,3 +12,6 @@ export const CHAT_SECRET_FIELDS: ReadonlySet<string> = new Set(['webhook_url', '
 
 /** A stored answer to an idempotency key, which may carry a secret shown once (a new API key, a webhook's signing secret). */
 export const idempotentAnswerPlace = (tenantId: string, key: string) => `idempotency_keys.body:${tenantId}:${key}`;
+
+/** A tenant's private key for signing execution grants (see grants/). */
+export const grantKeyPlace = (kid: string) => `grant_signing_keys.private_key:${kid}`;

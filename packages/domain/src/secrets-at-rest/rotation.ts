@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
-import { chatIntegrations, webhookEndpoints, type Database, type Db, type Tx } from '@agov/db';
-import { CHAT_SECRET_FIELDS, chatSettingPlace, webhookSecretPlace } from './places.js';
+import { chatIntegrations, grantSigningKeys, webhookEndpoints, type Database, type Db, type Tx } from '@agov/db';
+import { CHAT_SECRET_FIELDS, chatSettingPlace, grantKeyPlace, webhookSecretPlace } from './places.js';
 import type { SecretBox } from './secret-box.js';
 
 /** What a rotation did, in values: sealed anew, and already under the current key. */
@@ -9,10 +9,11 @@ export interface RotationCount {
   current: number;
 }
 
-/** Whether any secret is stored at all: every webhook endpoint and every chat integration holds one. */
+/** Whether any secret is stored at all: every webhook endpoint, chat integration and grant signing key holds one. */
 export async function secretsStored(database: Database): Promise<boolean> {
   const [row] = await database.rows<{ stored: boolean }>(
-    sql`select exists (select 1 from ${webhookEndpoints}) or exists (select 1 from ${chatIntegrations}) as stored`,
+    sql`select exists (select 1 from ${webhookEndpoints}) or exists (select 1 from ${chatIntegrations})
+      or exists (select 1 from ${grantSigningKeys}) as stored`,
   );
   return row!.stored;
 }
@@ -80,10 +81,37 @@ export async function resealStoredSecrets(db: Db, box: SecretBox, batchSize: num
       if (moved.length > 0) count.resealed += resealed;
     },
   );
+  await inBatches(
+    db,
+    (after) =>
+      db
+        .select({ kid: grantSigningKeys.kid, privateKey: grantSigningKeys.privateKey })
+        .from(grantSigningKeys)
+        .where(gt(grantSigningKeys.kid, after))
+        .orderBy(asc(grantSigningKeys.kid))
+        .limit(batchSize),
+    (row) => row.kid,
+    async (tx, row) => {
+      const sealed = box.reseal(row.privateKey, grantKeyPlace(row.kid));
+      if (sealed === null) {
+        count.current += 1;
+        return;
+      }
+      const moved = await tx
+        .update(grantSigningKeys)
+        .set({ privateKey: sealed })
+        .where(and(eq(grantSigningKeys.kid, row.kid), eq(grantSigningKeys.privateKey, row.privateKey)))
+        .returning({ kid: grantSigningKeys.kid });
+      count.resealed += moved.length;
+    },
+    FIRST_TEXT,
+  );
   return count;
 }
 
 const FIRST_UUID = '00000000-0000-0000-0000-000000000000';
+/** Sorts before every text key (grant key ids are base64url, which may begin with `-`). */
+const FIRST_TEXT = '';
 
 /** Reads the rows keyed after the last one handled, a batch at a time, and handles each batch in one transaction. */
 async function inBatches<Row>(
@@ -91,8 +119,9 @@ async function inBatches<Row>(
   read: (after: string) => Promise<Row[]>,
   keyOf: (row: Row) => string,
   each: (tx: Tx, row: Row) => Promise<void>,
+  first = FIRST_UUID,
 ): Promise<void> {
-  for (let after = FIRST_UUID; ; ) {
+  for (let after = first; ; ) {
     const rows = await read(after);
     if (rows.length === 0) return;
     await db.transaction(async (tx) => {

@@ -5,6 +5,9 @@ export interface TimeRange {
   to: Date;
 }
 
+/** The range with its end held at `now`: what is read over it never reaches past that moment. */
+export const heldAt = (range: TimeRange, now: Date): TimeRange => ({ from: range.from, to: range.to < now ? range.to : now });
+
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
 /** Years 0001–9999: what both ISO 8601 text and a PostgreSQL timestamptz hold. */

@@ -16,6 +16,16 @@ export async function lockTrace(tx: Tx, tenantId: string, traceId: string): Prom
   return trace;
 }
 
+/**
+ * The trace of something written with it in one statement by evaluate (an approval, its
+ * grant), locked: it is never absent, so its absence is a broken invariant, not a 404.
+ */
+export async function lockTraceOf(tx: Tx, owner: { tenantId: string; traceId: string }, what: string): Promise<TraceRow> {
+  const trace = await lockTrace(tx, owner.tenantId, owner.traceId);
+  if (!trace) throw new Error(`trace ${owner.traceId} of ${what} is missing`);
+  return trace;
+}
+
 export type TraceChanges = Partial<Pick<TraceRow, 'finalOutcome' | 'completedAt' | 'outcomeRecorded'>>;
 
 /**

@@ -3,6 +3,7 @@ import type { BillingDeps } from '../billing/deps.js';
 import type { CacheFreshness } from '../caches/freshness.js';
 import type { ChatDeps } from '../chat/deps.js';
 import type { EvaluationDeps } from '../evaluation/deps.js';
+import type { GrantDeps } from '../grants/deps.js';
 import type { IdempotencyDeps } from '../idempotency/deps.js';
 import type { IdentityDeps } from '../identity/deps.js';
 import type { NotificationDeps } from '../notifications/deps.js';
@@ -20,6 +21,7 @@ export interface Deps
     EvaluationDeps,
     NotificationDeps,
     ChatDeps,
+    GrantDeps,
     WebhookDeps,
     IdempotencyDeps {
   readonly webhooks: WebhookDeps['webhooks'];

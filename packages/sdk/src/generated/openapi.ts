@@ -23,6 +23,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a tenant's grant keys
+         * @description The public keys (JWKS) that verify a tenant's execution grants: its current key and retired keys still published, until the last grant each signed expires. No credential; `Cache-Control: public, max-age=300`. An unknown tenant answers an empty set.
+         *
+         *     No credential.
+         */
+        get: operations["fetchJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/signup": {
         parameters: {
             query?: never;
@@ -514,7 +536,7 @@ export interface paths {
         put?: never;
         /**
          * Approve an approval request
-         * @description Approves a pending request: its trace may go ahead. A request that is no longer pending is 409.
+         * @description Casts an approving vote on a pending request. When the approvals of distinct people reach the request's `approvals_required` (1 unless its rule says more), the request is approved and its trace may go ahead; below that it answers 200 still `pending`, with the vote under `votes`. A request that is no longer pending is 409. A request that needs more than one approver refuses a second vote by one person, and any vote by the principal that created the agent or asked, with 409; an API key cannot approve it (403). `on_behalf_of` casts the vote of a reviewer who delegated their votes to the caller (403 without a delegation in force).
          *
          *     Who may call: an API key with the `approvals:write` scope (or `admin`), or a session with the `reviewer` or `admin` role.
          */
@@ -536,11 +558,133 @@ export interface paths {
         put?: never;
         /**
          * Deny an approval request
-         * @description Denies a pending request: its trace is blocked. A request that is no longer pending is 409.
+         * @description Casts a denying vote on a pending request: any deny ends it denied and its trace is blocked. A request that is no longer pending is 409; the checks on who may vote are those of approve.
          *
          *     Who may call: an API key with the `approvals:write` scope (or `admin`), or a session with the `reviewer` or `admin` role.
          */
         post: operations["denyApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/delegations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List delegations
+         * @description The organization's delegations of votes, newest first; `current=true` leaves out those ended or revoked.
+         *
+         *     Who may call: a session with the `reviewer` or `admin` role.
+         */
+        get: operations["listDelegations"];
+        put?: never;
+        /**
+         * Delegate your votes
+         * @description The signed-in reviewer lets another reviewer or admin of the organization vote `on_behalf_of` them from `starts_at` (now when omitted) until `ends_at`, at most 90 days; each such vote names both.
+         *
+         *     Who may call: a session with the `reviewer` or `admin` role.
+         */
+        post: operations["createDelegation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/delegations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a delegation
+         * @description Ends a delegation now. Only the reviewer who delegated, or an admin, may; revoking it again changes nothing.
+         *
+         *     Who may call: a session with the `reviewer` or `admin` role.
+         */
+        delete: operations["revokeDelegation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/grants/{jti}/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeem an execution grant
+         * @description Marks a grant used, once, and records `grant_redeemed` in its trace. Any credential of the grant's tenant. A grant already redeemed (`details.redeemed_at`) or expired (`details.expires_at`) is 409.
+         *
+         *     Who may call: any API key, or a session of any role.
+         */
+        post: operations["redeemGrant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings/grant-keys/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the grant signing key
+         * @description Makes a new key current for signing the tenant's grants. The old key stays in the JWKS while a grant it signed is unexpired.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        post: operations["rotateGrantKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get grant settings
+         * @description Whether evaluate signs an execution grant for every allow, as it does for every approved request.
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        get: operations["getGrantSettings"];
+        /**
+         * Save grant settings
+         * @description Turns grants for allowed actions on or off. On, every allow evaluate decides carries `grant`, signed with the tenant's key and expiring after the allowing rule's max_session_ttl (else 300 s).
+         *
+         *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
+         */
+        put: operations["replaceGrantSettings"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -724,7 +868,7 @@ export interface paths {
         head?: never;
         /**
          * Update a policy rule
-         * @description Changes a rule; each change is a new version, kept in its history.
+         * @description Changes a rule; each change is a new version, kept in its history. Switching `mode` from `shadow` to `enforce` promotes a shadow rule.
          *
          *     Who may call: an API key with the `policies:write` scope (or `admin`), or a session with the `admin` role.
          */
@@ -753,6 +897,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/policies/shadow-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Report what shadow rules would have changed
+         * @description Per shadow rule, the evaluations recorded between `from` and `to` (both included) whose decision it would have changed: how many, from which decision to which, and up to 5 of their traces, newest first. Rules that would have changed nothing are left out; the rest come most changes first, then by rule id. An `agent_id` of no agent of the tenant is 404.
+         *
+         *     Who may call: an API key with the `policies:read` scope (or `admin`), or a session of any role.
+         */
+        get: operations["getShadowReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/policies/test": {
         parameters: {
             query?: never;
@@ -764,11 +930,77 @@ export interface paths {
         put?: never;
         /**
          * Dry-run the policy
-         * @description Says what the tenant's active rules would decide for an action, without recording anything.
+         * @description Says what the tenant's active rules would decide for an action, without recording anything. Shadow rules are ignored unless `include_shadow` is true; then they decide as if enforced.
          *
          *     Who may call: an API key with the `policies:read` scope (or `admin`), or a session of any role.
          */
         post: operations["testPolicyRules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate rule changes over recorded traffic
+         * @description Re-decides every evaluation recorded between `from` and `to` (both included; of one agent with `agent_id`) under the current enforced rules with `changes` applied in order, each agent in the state its trace recorded (an agent suspended then stays denied), and says how many decisions would change: by transition, by the rule deciding under the draft, with up to 10 traces per transition, oldest first. Nothing is written. Changes are checked as their endpoints check them: 400 for an invalid condition or, with `agent_id`, a rule of another agent; 404 for an agent or rule not of the tenant. Over `SIMULATE_MAX_EVALUATIONS` (1 000 000) recorded evaluations is 413 `export_too_large` with `details: {total, limit}`, before anything is re-decided.
+         *
+         *     Who may call: an API key with the `policies:write` scope (or `admin`), or a session with the `admin` role.
+         */
+        post: operations["simulatePolicyChanges"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/revision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the revision of the tenant's rules
+         * @description An opaque digest over every rule of the tenant, active or not: its id, version and whether it is active. Any create, update or delete changes it. `POST /api/v1/policies/apply` takes it as its optimistic lock.
+         *
+         *     Who may call: an API key with the `policies:read` scope (or `admin`), or a session of any role.
+         */
+        get: operations["getPolicyRevision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a change set to the rules in one transaction
+         * @description Makes `changes` (the shape `POST /api/v1/policies/simulate` takes) live, all of them or none. Each is checked as its endpoint checks it: 400 naming the field (e.g. `changes[2].rule.conditions`), 404 for an agent or rule not of the tenant. If the tenant's rules are no longer at `revision`, 409 `conflict` with `details: {revision}` (the current one) and nothing is written; of concurrent applies against one revision exactly one succeeds. Each change is written as its endpoint writes it (a new version, `policy.updated`), the new versions' `change_summary` being the one given. Answers the new revision and the ids created, updated and deleted, in the order of their changes.
+         *
+         *     Who may call: an API key with the `policies:write` scope (or `admin`), or a session with the `admin` role.
+         */
+        post: operations["applyPolicyChanges"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1050,14 +1282,14 @@ export interface paths {
         };
         /**
          * Get e-mail notifications
-         * @description Whether approval requests are mailed, and to which reviewers.
+         * @description Whether approval requests are mailed, to which reviewers, and to whom when they are escalated.
          *
          *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
          */
         get: operations["getNotificationSettings"];
         /**
          * Save e-mail notifications
-         * @description Replaces both fields. A newly listed address is sent a confirmation link and gets no approval mail until it is confirmed.
+         * @description Replaces every field (escalation_emails left out is an empty list). A newly listed address is sent a confirmation link and gets no approval or escalation mail until it is confirmed.
          *
          *     Who may call: an API key with the `admin` scope (or `admin`), or a session with the `admin` role.
          */
@@ -1293,6 +1525,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "approval.escalated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * approval.escalated
+         * @description An approval request was still pending at its `escalate_at` (its rule's `escalate_after_seconds`): the escalation recipients were told. Sent once per request. Sent to each active endpoint subscribed to `approval.escalated`. Signed both ways (see the headers).
+         */
+        post: operations["onApprovalEscalated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     test: {
         parameters: {
             query?: never;
@@ -1347,6 +1599,10 @@ export interface components {
             modified_at: string;
             /** @enum {string} */
             lifecycle_state: "active" | "suspended" | "revoked";
+            max_requests_per_minute: number | null;
+            max_identical_requests_per_minute: number | null;
+            /** @enum {string} */
+            throttle_effect: "approval_required" | "deny";
             /** Format: date-time */
             created_at: string;
         };
@@ -1381,6 +1637,10 @@ export interface components {
             modified_at: string;
             /** @enum {string} */
             lifecycle_state: "active" | "suspended" | "revoked";
+            max_requests_per_minute: number | null;
+            max_identical_requests_per_minute: number | null;
+            /** @enum {string} */
+            throttle_effect: "approval_required" | "deny";
             /** Format: date-time */
             created_at: string;
             stats: {
@@ -1477,11 +1737,18 @@ export interface components {
             action_digest: string;
             /** Format: date-time */
             expires_at: string;
+            /** @description When the escalation recipients are told if the request is still pending: its rule's escalate_after_seconds after it was made; null when the rule sets none or the request expires first */
+            escalate_at: string | null;
+            /** @description When the request was escalated; null until then */
+            escalated_at: string | null;
             /** Format: date-time */
             requested_at: string;
             decided_at: string | null;
             approver_name: string | null;
             decision_note: string | null;
+            approvals_required: number;
+            /** @description Every vote cast, in order; approver_name and decided_at describe the deciding one */
+            votes: components["schemas"]["ApprovalVote"][];
         };
         ApprovalApprovedWebhook: {
             /**
@@ -1544,11 +1811,24 @@ export interface components {
             action_digest: string;
             /** Format: date-time */
             expires_at: string;
+            /** @description When the escalation recipients are told if the request is still pending: its rule's escalate_after_seconds after it was made; null when the rule sets none or the request expires first */
+            escalate_at: string | null;
+            /** @description When the request was escalated; null until then */
+            escalated_at: string | null;
             /** Format: date-time */
             requested_at: string;
             decided_at: string | null;
             approver_name: string | null;
             decision_note: string | null;
+            approvals_required: number;
+            /** @description Every vote cast, in order; approver_name and decided_at describe the deciding one */
+            votes: components["schemas"]["ApprovalVote"][];
+            /** @description The execution grant once the request is approved, else null */
+            grant: string | null;
+            /** @description The grant's `exp`; null without a grant */
+            grant_expires_at: string | null;
+            /** @description When the grant was redeemed; null until then, or without a grant */
+            grant_redeemed_at: string | null;
             agent: {
                 id: string;
                 name: string;
@@ -1561,6 +1841,22 @@ export interface components {
                 lifecycle_state: string;
             } | null;
             trace: components["schemas"]["TraceSummary"] | null;
+        };
+        ApprovalEscalatedWebhook: {
+            /**
+             * Format: uuid
+             * @description The delivery id, also in `X-Webhook-ID` and `webhook-id`.
+             */
+            id: string;
+            /** @enum {string} */
+            event: "approval.escalated";
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: uuid */
+            tenant_id: string;
+            data: {
+                approval: components["schemas"]["Approval"];
+            };
         };
         ApprovalExpiredWebhook: {
             /**
@@ -1606,6 +1902,20 @@ export interface components {
              * @example sha256:e0de5070a50d11d8c338d8dcb66dd3b88bc529e7b2b7abbb38a7644ae64a0c5e
              */
             action_digest: string;
+            /** @description The execution grant once the request is approved, else null */
+            grant: string | null;
+        };
+        ApprovalVote: {
+            /** @enum {string} */
+            decision: "approve" | "deny";
+            /** @description Who cast the vote, as the service authenticated them */
+            principal: string;
+            /** @description The reviewer whose delegated vote this is */
+            on_behalf_of: string | null;
+            approver_name: string;
+            decision_note: string | null;
+            /** Format: date-time */
+            at: string;
         };
         AuditBatchWebhook: {
             /**
@@ -1678,6 +1988,7 @@ export interface components {
             app_id: string;
             team_id: string;
             channel_id: string;
+            escalation_channel: string | null;
             has_app_secret: boolean;
             has_bot_token: boolean;
             /** Format: date-time */
@@ -1692,6 +2003,27 @@ export interface components {
             description: string | null;
             /** Format: date-time */
             created_at: string;
+        };
+        Delegation: {
+            id: string;
+            delegator: {
+                id: string;
+                name: string;
+                email: string;
+            };
+            delegate: {
+                id: string;
+                name: string;
+                email: string;
+            };
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            revoked_at: string | null;
         };
         DryRunResult: {
             /** @enum {string} */
@@ -1722,6 +2054,31 @@ export interface components {
             policy_rule_id: string | null;
             /** @enum {string} */
             risk_classification?: "low" | "medium" | "high" | "critical";
+            /** @description The execution grant of an allow, present when the tenant turned on grants for allowed actions (PUT /api/v1/settings/grants): a compact JWS a tool verifies offline (docs/grants.md) */
+            grant?: string;
+        };
+        GrantJwk: {
+            /** @enum {string} */
+            kty: "OKP";
+            /** @enum {string} */
+            crv: "Ed25519";
+            /** @description The public key, base64url */
+            x: string;
+            kid: string;
+            /** @enum {string} */
+            alg: "EdDSA";
+            /** @enum {string} */
+            use: "sig";
+        };
+        GrantKey: {
+            /** @description The key id: the RFC 7638 thumbprint of the public key, the JWS header `kid` of the grants it signs */
+            kid: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        GrantSettings: {
+            /** @description Evaluate signs an execution grant for every allow (in its answer, `grant`), as for approved requests. Off for a new tenant. */
+            issue_on_allow: boolean;
         };
         HostedPage: {
             url: string;
@@ -1738,10 +2095,15 @@ export interface components {
             expires_at: string | null;
             key: string;
         };
+        Jwks: {
+            /** @description The tenant's current key and its retired keys still published; empty for a tenant with no keys, or none at all */
+            keys: components["schemas"]["GrantJwk"][];
+        };
         NotificationSettings: {
             email_enabled: boolean;
             reviewer_emails: string[];
-            /** @description The listed addresses, as written, whose owners have not confirmed them yet: they get no approval mail. */
+            escalation_emails: string[];
+            /** @description The addresses of either list, as written, whose owners have not confirmed them yet: they get no approval or escalation mail. */
             unconfirmed_emails: string[];
         };
         Pagination: {
@@ -1765,6 +2127,10 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             max_session_ttl: number | null;
+            approvals_required: number;
+            escalate_after_seconds: number | null;
+            /** @enum {string} */
+            mode: "enforce" | "shadow";
             modified_by: string;
             /** Format: date-time */
             modified_at: string;
@@ -1810,10 +2176,174 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             max_session_ttl: number | null;
+            approvals_required: number;
+            escalate_after_seconds: number | null;
+            /** @enum {string} */
+            mode: "enforce" | "shadow";
             modified_by: string;
             /** Format: date-time */
             modified_at: string;
             change_summary: string | null;
+        };
+        RedeemedGrant: {
+            /** Format: uuid */
+            jti: string;
+            /** @description The approved request, or null for the grant of an allowed action */
+            approval_id: string | null;
+            /** Format: uuid */
+            trace_id: string;
+            redeemed_at: string | null;
+        };
+        RuleChange: components["schemas"]["RuleCreateChange"] | components["schemas"]["RuleUpdateChange"] | components["schemas"]["RuleDeleteChange"];
+        RuleCreateChange: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "create";
+            rule: {
+                /** Format: uuid */
+                agent_id: string;
+                policy_name: string;
+                target_integration: string;
+                operation: string;
+                resource_scope: string;
+                /** @enum {string} */
+                data_classification: "public" | "internal" | "confidential" | "restricted";
+                /** @enum {string} */
+                policy_effect: "allow" | "approval_required" | "deny";
+                /** @example Refunds above 500 EUR need a person to look first */
+                rationale: string;
+                priority: number;
+                conditions: {
+                    [key: string]: unknown;
+                } | null;
+                max_session_ttl: number | null;
+                /** @description How many distinct people must approve a request this rule queues (1 when omitted); any one deny ends it */
+                approvals_required?: number;
+                escalate_after_seconds?: number | null;
+                /**
+                 * @description `enforce` (when omitted on create): the rule decides. `shadow`: it never decides; each evaluation it would have decided otherwise is counted in the shadow report
+                 * @enum {string}
+                 */
+                mode?: "enforce" | "shadow";
+                modified_by: string;
+                /** Format: date-time */
+                modified_at: string;
+            };
+        };
+        RuleDeleteChange: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "delete";
+            /** Format: uuid */
+            policy_rule_id: string;
+        };
+        RuleSetApplied: {
+            /**
+             * @description The revision of the tenant's rules (GET /api/v1/policies/revision); opaque, compare only
+             * @example sha256:0000000000000000000000000000000000000000000000000000000000000000
+             */
+            revision: string;
+            /** @description The created rules, in the order of their changes */
+            created: string[];
+            /** @description The updated rules, in the order of their changes */
+            updated: string[];
+            /** @description The deleted (deactivated) rules, in the order of their changes */
+            deleted: string[];
+        };
+        RuleSetRevision: {
+            /**
+             * @description The revision of the tenant's rules (GET /api/v1/policies/revision); opaque, compare only
+             * @example sha256:0000000000000000000000000000000000000000000000000000000000000000
+             */
+            revision: string;
+        };
+        RuleUpdateChange: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "update";
+            /** Format: uuid */
+            policy_rule_id: string;
+            rule: {
+                policy_name?: string;
+                target_integration?: string;
+                operation?: string;
+                resource_scope?: string;
+                /** @enum {string} */
+                data_classification?: "public" | "internal" | "confidential" | "restricted";
+                /** @enum {string} */
+                policy_effect?: "allow" | "approval_required" | "deny";
+                /** @example Refunds above 500 EUR need a person to look first */
+                rationale?: string;
+                priority?: number;
+                conditions?: {
+                    [key: string]: unknown;
+                } | null;
+                max_session_ttl?: number | null;
+                /** @description How many distinct people must approve a request this rule queues (1 when omitted); any one deny ends it */
+                approvals_required?: number;
+                escalate_after_seconds?: number | null;
+                /**
+                 * @description `enforce` (when omitted on create): the rule decides. `shadow`: it never decides; each evaluation it would have decided otherwise is counted in the shadow report
+                 * @enum {string}
+                 */
+                mode?: "enforce" | "shadow";
+            };
+        };
+        ShadowReportEntry: {
+            policy_rule_id: string;
+            policy_name: string;
+            /** @description Decisions in the window this shadow rule would have changed */
+            would_change: number;
+            /** @description Each change from the decision made to the one the rule would have made; most frequent first */
+            transitions: {
+                /** @enum {string} */
+                from: "allow" | "approval_required" | "deny";
+                /** @enum {string} */
+                to: "allow" | "approval_required" | "deny";
+                count: number;
+            }[];
+            /** @description Traces of some of those decisions (at most 5), newest first */
+            sample_trace_ids: string[];
+        };
+        Simulation: {
+            /** @description Recorded evaluations in the window, each re-decided */
+            evaluated: number;
+            /** @description How many of them the draft would decide otherwise */
+            changed: number;
+            /** @description Each change from the recorded decision to the new one; most frequent first */
+            transitions: {
+                /** @enum {string} */
+                from: "allow" | "approval_required" | "deny";
+                /** @enum {string} */
+                to: "allow" | "approval_required" | "deny";
+                count: number;
+            }[];
+            /** @description Per transition in that order, its oldest changed evaluations (at most 10) */
+            samples: {
+                trace_id: string;
+                /** @enum {string} */
+                from: "allow" | "approval_required" | "deny";
+                /** @enum {string} */
+                to: "allow" | "approval_required" | "deny";
+                /** @description The rule deciding under the draft; null for a rule the draft creates, a default deny or an inactive agent */
+                policy_rule_id: string | null;
+                /** @description For a rule the draft creates, the index of its create in `changes`; null otherwise */
+                change: number | null;
+            }[];
+            /** @description Changed decisions per rule deciding under the draft; most first */
+            rules: {
+                /** @description The rule deciding under the draft; null for a rule the draft creates, a default deny or an inactive agent */
+                policy_rule_id: string | null;
+                /** @description For a rule the draft creates, the index of its create in `changes`; null otherwise */
+                change: number | null;
+                changed: number;
+            }[];
         };
         Subscription: {
             plan: string;
@@ -2071,6 +2601,125 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    fetchJwks: {
+        parameters: {
+            query: {
+                /** @description The tenant whose keys to list */
+                tenant_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "OKP",
+                     *           "crv": "Ed25519",
+                     *           "x": "text",
+                     *           "kid": "text",
+                     *           "alg": "EdDSA",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Jwks"];
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
                     };
                 };
             };
@@ -4591,7 +5240,8 @@ export interface operations {
                      *       "approval_request_id": "text",
                      *       "reason": "text",
                      *       "policy_rule_id": "text",
-                     *       "risk_classification": "low"
+                     *       "risk_classification": "low",
+                     *       "grant": "text"
                      *     }
                      */
                     "application/json": components["schemas"]["Evaluation"];
@@ -6278,10 +6928,23 @@ export interface operations {
                      *           "context_snapshot": {},
                      *           "action_digest": "sha256:e0de5070a50d11d8c338d8dcb66dd3b88bc529e7b2b7abbb38a7644ae64a0c5e",
                      *           "expires_at": "2026-11-26T10:15:30.000Z",
+                     *           "escalate_at": "2026-11-26T10:15:30.000Z",
+                     *           "escalated_at": "2026-11-26T10:15:30.000Z",
                      *           "requested_at": "2026-11-26T10:15:30.000Z",
                      *           "decided_at": "2026-11-26T10:15:30.000Z",
                      *           "approver_name": "text",
-                     *           "decision_note": "text"
+                     *           "decision_note": "text",
+                     *           "approvals_required": 1,
+                     *           "votes": [
+                     *             {
+                     *               "decision": "approve",
+                     *               "principal": "text",
+                     *               "on_behalf_of": "text",
+                     *               "approver_name": "text",
+                     *               "decision_note": "text",
+                     *               "at": "2026-11-26T10:15:30.000Z"
+                     *             }
+                     *           ]
                      *         }
                      *       ],
                      *       "pagination": {
@@ -6624,10 +7287,26 @@ export interface operations {
                      *         "context_snapshot": {},
                      *         "action_digest": "sha256:e0de5070a50d11d8c338d8dcb66dd3b88bc529e7b2b7abbb38a7644ae64a0c5e",
                      *         "expires_at": "2026-11-26T10:15:30.000Z",
+                     *         "escalate_at": "2026-11-26T10:15:30.000Z",
+                     *         "escalated_at": "2026-11-26T10:15:30.000Z",
                      *         "requested_at": "2026-11-26T10:15:30.000Z",
                      *         "decided_at": "2026-11-26T10:15:30.000Z",
                      *         "approver_name": "text",
                      *         "decision_note": "text",
+                     *         "approvals_required": 1,
+                     *         "votes": [
+                     *           {
+                     *             "decision": "approve",
+                     *             "principal": "text",
+                     *             "on_behalf_of": "text",
+                     *             "approver_name": "text",
+                     *             "decision_note": "text",
+                     *             "at": "2026-11-26T10:15:30.000Z"
+                     *           }
+                     *         ],
+                     *         "grant": "eyJhbGciOiJFZERTQSIsInR5cCI6ImFnb3YtZ3JhbnQrand0Iiwia2lkIjoiTmYzQjFiQzBwOVZiWTNyQzVtRTJ1WHFrMXpKOHdxNG83eVRuNnMwYUwyYyJ9.eyJqdGkiOiI3ZDBjM2Y0ZS01YjZhLTRjMWQtOWU4Zi0yYTNiNGM1ZDZlN2YifQ.luccB3yGWkbm-Jb5lHDM1D4eHMdUdAPWbTcVhAVvxU5sfuAtgr9drATSE3Qjo13PWTgcPeQ8G2OqoWwR1hR-0A",
+                     *         "grant_expires_at": "2026-11-26T10:15:30.000Z",
+                     *         "grant_redeemed_at": "2026-11-26T10:15:30.000Z",
                      *         "agent": {
                      *           "id": "text",
                      *           "name": "text",
@@ -6843,7 +7522,8 @@ export interface operations {
                      *       "decided_at": "2026-11-26T10:15:30.000Z",
                      *       "approver_name": "text",
                      *       "decision_note": "text",
-                     *       "action_digest": "sha256:e0de5070a50d11d8c338d8dcb66dd3b88bc529e7b2b7abbb38a7644ae64a0c5e"
+                     *       "action_digest": "sha256:e0de5070a50d11d8c338d8dcb66dd3b88bc529e7b2b7abbb38a7644ae64a0c5e",
+                     *       "grant": "eyJhbGciOiJFZERTQSIsInR5cCI6ImFnb3YtZ3JhbnQrand0Iiwia2lkIjoiTmYzQjFiQzBwOVZiWTNyQzVtRTJ1WHFrMXpKOHdxNG83eVRuNnMwYUwyYyJ9.eyJqdGkiOiI3ZDBjM2Y0ZS01YjZhLTRjMWQtOWU4Zi0yYTNiNGM1ZDZlN2YifQ.luccB3yGWkbm-Jb5lHDM1D4eHMdUdAPWbTcVhAVvxU5sfuAtgr9drATSE3Qjo13PWTgcPeQ8G2OqoWwR1hR-0A"
                      *     }
                      */
                     "application/json": components["schemas"]["ApprovalStatus"];
@@ -7016,12 +7696,18 @@ export interface operations {
                 /**
                  * @example {
                  *       "approver_name": "text",
-                 *       "decision_note": "text"
+                 *       "decision_note": "text",
+                 *       "on_behalf_of": "ada@example.com"
                  *     }
                  */
                 "application/json": {
                     approver_name: string;
                     decision_note?: string;
+                    /**
+                     * Format: email
+                     * @description The e-mail of the reviewer whose vote this is, cast under their delegation to the signed-in caller
+                     */
+                    on_behalf_of?: string;
                 };
             };
         };
@@ -7056,10 +7742,23 @@ export interface operations {
                      *         "context_snapshot": {},
                      *         "action_digest": "sha256:e0de5070a50d11d8c338d8dcb66dd3b88bc529e7b2b7abbb38a7644ae64a0c5e",
                      *         "expires_at": "2026-11-26T10:15:30.000Z",
+                     *         "escalate_at": "2026-11-26T10:15:30.000Z",
+                     *         "escalated_at": "2026-11-26T10:15:30.000Z",
                      *         "requested_at": "2026-11-26T10:15:30.000Z",
                      *         "decided_at": "2026-11-26T10:15:30.000Z",
                      *         "approver_name": "text",
-                     *         "decision_note": "text"
+                     *         "decision_note": "text",
+                     *         "approvals_required": 1,
+                     *         "votes": [
+                     *           {
+                     *             "decision": "approve",
+                     *             "principal": "text",
+                     *             "on_behalf_of": "text",
+                     *             "approver_name": "text",
+                     *             "decision_note": "text",
+                     *             "at": "2026-11-26T10:15:30.000Z"
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -7298,12 +7997,18 @@ export interface operations {
                 /**
                  * @example {
                  *       "approver_name": "text",
-                 *       "decision_note": "text"
+                 *       "decision_note": "text",
+                 *       "on_behalf_of": "ada@example.com"
                  *     }
                  */
                 "application/json": {
                     approver_name: string;
                     decision_note?: string;
+                    /**
+                     * Format: email
+                     * @description The e-mail of the reviewer whose vote this is, cast under their delegation to the signed-in caller
+                     */
+                    on_behalf_of?: string;
                 };
             };
         };
@@ -7338,10 +8043,23 @@ export interface operations {
                      *         "context_snapshot": {},
                      *         "action_digest": "sha256:e0de5070a50d11d8c338d8dcb66dd3b88bc529e7b2b7abbb38a7644ae64a0c5e",
                      *         "expires_at": "2026-11-26T10:15:30.000Z",
+                     *         "escalate_at": "2026-11-26T10:15:30.000Z",
+                     *         "escalated_at": "2026-11-26T10:15:30.000Z",
                      *         "requested_at": "2026-11-26T10:15:30.000Z",
                      *         "decided_at": "2026-11-26T10:15:30.000Z",
                      *         "approver_name": "text",
-                     *         "decision_note": "text"
+                     *         "decision_note": "text",
+                     *         "approvals_required": 1,
+                     *         "votes": [
+                     *           {
+                     *             "decision": "approve",
+                     *             "principal": "text",
+                     *             "on_behalf_of": "text",
+                     *             "approver_name": "text",
+                     *             "decision_note": "text",
+                     *             "at": "2026-11-26T10:15:30.000Z"
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -7563,6 +8281,1419 @@ export interface operations {
             };
         };
     };
+    listDelegations: {
+        parameters: {
+            query?: {
+                /** @description Only delegations neither ended nor revoked */
+                current?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "text",
+                     *           "delegator": {
+                     *             "id": "text",
+                     *             "name": "text",
+                     *             "email": "text"
+                     *           },
+                     *           "delegate": {
+                     *             "id": "text",
+                     *             "name": "text",
+                     *             "email": "text"
+                     *           },
+                     *           "starts_at": "2026-11-26T10:15:30.000Z",
+                     *           "ends_at": "2026-11-26T10:15:30.000Z",
+                     *           "reason": "text",
+                     *           "created_at": "2026-11-26T10:15:30.000Z",
+                     *           "revoked_at": "2026-11-26T10:15:30.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Delegation"][];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createDelegation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "delegate_email": "ada@example.com",
+                 *       "starts_at": "2026-11-26T10:15:30.000Z",
+                 *       "ends_at": "2026-11-26T10:15:30.000Z",
+                 *       "reason": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    delegate_email: string;
+                    /**
+                     * Format: date-time
+                     * @description When the delegation begins; now when omitted
+                     */
+                    starts_at?: string;
+                    /**
+                     * Format: date-time
+                     * @description When it ends: after starts_at, at most 90 days later
+                     */
+                    ends_at: string;
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "delegator": {
+                     *           "id": "text",
+                     *           "name": "text",
+                     *           "email": "text"
+                     *         },
+                     *         "delegate": {
+                     *           "id": "text",
+                     *           "name": "text",
+                     *           "email": "text"
+                     *         },
+                     *         "starts_at": "2026-11-26T10:15:30.000Z",
+                     *         "ends_at": "2026-11-26T10:15:30.000Z",
+                     *         "reason": "text",
+                     *         "created_at": "2026-11-26T10:15:30.000Z",
+                     *         "revoked_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Delegation"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeDelegation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "text",
+                     *         "delegator": {
+                     *           "id": "text",
+                     *           "name": "text",
+                     *           "email": "text"
+                     *         },
+                     *         "delegate": {
+                     *           "id": "text",
+                     *           "name": "text",
+                     *           "email": "text"
+                     *         },
+                     *         "starts_at": "2026-11-26T10:15:30.000Z",
+                     *         "ends_at": "2026-11-26T10:15:30.000Z",
+                     *         "reason": "text",
+                     *         "created_at": "2026-11-26T10:15:30.000Z",
+                     *         "revoked_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Delegation"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redeemGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: within 24 h the same key with the same method, path and body gets the first answer again (with `Idempotent-Replayed: true`) and does nothing more. The same key with another request is 422 `idempotency_key_reused`; one still being processed is 409 `conflict`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The grant's `jti` claim */
+                jti: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "jti": "7d0c3f4e-5b6a-4c1d-9e8f-2a3b4c5d6e7f",
+                     *         "approval_id": "7d0c3f4e-5b6a-4c1d-9e8f-2a3b4c5d6e7f",
+                     *         "trace_id": "7d0c3f4e-5b6a-4c1d-9e8f-2a3b4c5d6e7f",
+                     *         "redeemed_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RedeemedGrant"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description This `Idempotency-Key` was used for another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "message": "This `Idempotency-Key` was used for another request",
+                     *       "status": 422,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateGrantKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "kid": "text",
+                     *         "created_at": "2026-11-26T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["GrantKey"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getGrantSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "issue_on_allow": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["GrantSettings"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replaceGrantSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "issue_on_allow": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Evaluate signs an execution grant for every allow (in its answer, `grant`), as for approved requests. Off for a new tenant. */
+                    issue_on_allow: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "issue_on_allow": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["GrantSettings"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listAgents: {
         parameters: {
             query: {
@@ -7622,6 +9753,9 @@ export interface operations {
                      *           "modified_by": "text",
                      *           "modified_at": "2026-11-26T10:15:30.000Z",
                      *           "lifecycle_state": "active",
+                     *           "max_requests_per_minute": 1,
+                     *           "max_identical_requests_per_minute": 1,
+                     *           "throttle_effect": "approval_required",
                      *           "created_at": "2026-11-26T10:15:30.000Z"
                      *         }
                      *       ],
@@ -7806,7 +9940,10 @@ export interface operations {
                  *       "next_review_date": "2026-12-31",
                  *       "created_by": "text",
                  *       "modified_by": "text",
-                 *       "modified_at": "2026-11-26T10:15:30.000Z"
+                 *       "modified_at": "2026-11-26T10:15:30.000Z",
+                 *       "max_requests_per_minute": 1,
+                 *       "max_identical_requests_per_minute": 1,
+                 *       "throttle_effect": "approval_required"
                  *     }
                  */
                 "application/json": {
@@ -7843,6 +9980,15 @@ export interface operations {
                     modified_by: string;
                     /** Format: date-time */
                     modified_at: string;
+                    /** @description Evaluations of this agent admitted in any 60 s before its throttle_effect applies; null (default): no limit */
+                    max_requests_per_minute?: number | null;
+                    /** @description The same for one identical action (same action_digest): the loop guard; null (default): no limit */
+                    max_identical_requests_per_minute?: number | null;
+                    /**
+                     * @description The decision of a request past either limit; deny when left out on create
+                     * @enum {string}
+                     */
+                    throttle_effect?: "approval_required" | "deny";
                 };
             };
         };
@@ -7889,6 +10035,9 @@ export interface operations {
                      *         "modified_by": "text",
                      *         "modified_at": "2026-11-26T10:15:30.000Z",
                      *         "lifecycle_state": "active",
+                     *         "max_requests_per_minute": 1,
+                     *         "max_identical_requests_per_minute": 1,
+                     *         "throttle_effect": "approval_required",
                      *         "created_at": "2026-11-26T10:15:30.000Z"
                      *       }
                      *     }
@@ -8142,6 +10291,9 @@ export interface operations {
                      *         "modified_by": "text",
                      *         "modified_at": "2026-11-26T10:15:30.000Z",
                      *         "lifecycle_state": "active",
+                     *         "max_requests_per_minute": 1,
+                     *         "max_identical_requests_per_minute": 1,
+                     *         "throttle_effect": "approval_required",
                      *         "created_at": "2026-11-26T10:15:30.000Z",
                      *         "stats": {
                      *           "recent_traces": [
@@ -8364,7 +10516,10 @@ export interface operations {
                  *       "next_review_date": "2026-12-31",
                  *       "created_by": "text",
                  *       "modified_by": "text",
-                 *       "modified_at": "2026-11-26T10:15:30.000Z"
+                 *       "modified_at": "2026-11-26T10:15:30.000Z",
+                 *       "max_requests_per_minute": 1,
+                 *       "max_identical_requests_per_minute": 1,
+                 *       "throttle_effect": "approval_required"
                  *     }
                  */
                 "application/json": {
@@ -8401,6 +10556,15 @@ export interface operations {
                     modified_by?: string;
                     /** Format: date-time */
                     modified_at?: string;
+                    /** @description Evaluations of this agent admitted in any 60 s before its throttle_effect applies; null (default): no limit */
+                    max_requests_per_minute?: number | null;
+                    /** @description The same for one identical action (same action_digest): the loop guard; null (default): no limit */
+                    max_identical_requests_per_minute?: number | null;
+                    /**
+                     * @description The decision of a request past either limit; deny when left out on create
+                     * @enum {string}
+                     */
+                    throttle_effect?: "approval_required" | "deny";
                 };
             };
         };
@@ -8446,6 +10610,9 @@ export interface operations {
                      *         "modified_by": "text",
                      *         "modified_at": "2026-11-26T10:15:30.000Z",
                      *         "lifecycle_state": "active",
+                     *         "max_requests_per_minute": 1,
+                     *         "max_identical_requests_per_minute": 1,
+                     *         "throttle_effect": "approval_required",
                      *         "created_at": "2026-11-26T10:15:30.000Z"
                      *       }
                      *     }
@@ -8678,6 +10845,9 @@ export interface operations {
                      *         "modified_by": "text",
                      *         "modified_at": "2026-11-26T10:15:30.000Z",
                      *         "lifecycle_state": "active",
+                     *         "max_requests_per_minute": 1,
+                     *         "max_identical_requests_per_minute": 1,
+                     *         "throttle_effect": "approval_required",
                      *         "created_at": "2026-11-26T10:15:30.000Z"
                      *       }
                      *     }
@@ -8931,6 +11101,9 @@ export interface operations {
                      *         "modified_by": "text",
                      *         "modified_at": "2026-11-26T10:15:30.000Z",
                      *         "lifecycle_state": "active",
+                     *         "max_requests_per_minute": 1,
+                     *         "max_identical_requests_per_minute": 1,
+                     *         "throttle_effect": "approval_required",
                      *         "created_at": "2026-11-26T10:15:30.000Z"
                      *       }
                      *     }
@@ -9184,6 +11357,9 @@ export interface operations {
                      *         "modified_by": "text",
                      *         "modified_at": "2026-11-26T10:15:30.000Z",
                      *         "lifecycle_state": "active",
+                     *         "max_requests_per_minute": 1,
+                     *         "max_identical_requests_per_minute": 1,
+                     *         "throttle_effect": "approval_required",
                      *         "created_at": "2026-11-26T10:15:30.000Z"
                      *       }
                      *     }
@@ -9428,6 +11604,9 @@ export interface operations {
                      *           "priority": 1,
                      *           "conditions": {},
                      *           "max_session_ttl": 1,
+                     *           "approvals_required": 1,
+                     *           "escalate_after_seconds": 1,
+                     *           "mode": "enforce",
                      *           "modified_by": "text",
                      *           "modified_at": "2026-11-26T10:15:30.000Z",
                      *           "is_active": true,
@@ -9603,6 +11782,9 @@ export interface operations {
                  *       "priority": 1,
                  *       "conditions": {},
                  *       "max_session_ttl": 1,
+                 *       "approvals_required": 1,
+                 *       "escalate_after_seconds": 1,
+                 *       "mode": "enforce",
                  *       "modified_by": "text",
                  *       "modified_at": "2026-11-26T10:15:30.000Z"
                  *     }
@@ -9625,6 +11807,14 @@ export interface operations {
                         [key: string]: unknown;
                     } | null;
                     max_session_ttl: number | null;
+                    /** @description How many distinct people must approve a request this rule queues (1 when omitted); any one deny ends it */
+                    approvals_required?: number;
+                    escalate_after_seconds?: number | null;
+                    /**
+                     * @description `enforce` (when omitted on create): the rule decides. `shadow`: it never decides; each evaluation it would have decided otherwise is counted in the shadow report
+                     * @enum {string}
+                     */
+                    mode?: "enforce" | "shadow";
                     modified_by: string;
                     /** Format: date-time */
                     modified_at: string;
@@ -9658,6 +11848,9 @@ export interface operations {
                      *         "priority": 1,
                      *         "conditions": {},
                      *         "max_session_ttl": 1,
+                     *         "approvals_required": 1,
+                     *         "escalate_after_seconds": 1,
+                     *         "mode": "enforce",
                      *         "modified_by": "text",
                      *         "modified_at": "2026-11-26T10:15:30.000Z",
                      *         "is_active": true,
@@ -9921,6 +12114,9 @@ export interface operations {
                      *         "priority": 1,
                      *         "conditions": {},
                      *         "max_session_ttl": 1,
+                     *         "approvals_required": 1,
+                     *         "escalate_after_seconds": 1,
+                     *         "mode": "enforce",
                      *         "modified_by": "text",
                      *         "modified_at": "2026-11-26T10:15:30.000Z",
                      *         "is_active": true,
@@ -10121,6 +12317,9 @@ export interface operations {
                      *         "priority": 1,
                      *         "conditions": {},
                      *         "max_session_ttl": 1,
+                     *         "approvals_required": 1,
+                     *         "escalate_after_seconds": 1,
+                     *         "mode": "enforce",
                      *         "modified_by": "text",
                      *         "modified_at": "2026-11-26T10:15:30.000Z",
                      *         "is_active": true,
@@ -10328,7 +12527,10 @@ export interface operations {
                  *       "rationale": "Refunds above 500 EUR need a person to look first",
                  *       "priority": 1,
                  *       "conditions": {},
-                 *       "max_session_ttl": 1
+                 *       "max_session_ttl": 1,
+                 *       "approvals_required": 1,
+                 *       "escalate_after_seconds": 1,
+                 *       "mode": "enforce"
                  *     }
                  */
                 "application/json": {
@@ -10347,6 +12549,14 @@ export interface operations {
                         [key: string]: unknown;
                     } | null;
                     max_session_ttl?: number | null;
+                    /** @description How many distinct people must approve a request this rule queues (1 when omitted); any one deny ends it */
+                    approvals_required?: number;
+                    escalate_after_seconds?: number | null;
+                    /**
+                     * @description `enforce` (when omitted on create): the rule decides. `shadow`: it never decides; each evaluation it would have decided otherwise is counted in the shadow report
+                     * @enum {string}
+                     */
+                    mode?: "enforce" | "shadow";
                 };
             };
         };
@@ -10376,6 +12586,9 @@ export interface operations {
                      *         "priority": 1,
                      *         "conditions": {},
                      *         "max_session_ttl": 1,
+                     *         "approvals_required": 1,
+                     *         "escalate_after_seconds": 1,
+                     *         "mode": "enforce",
                      *         "modified_by": "text",
                      *         "modified_at": "2026-11-26T10:15:30.000Z",
                      *         "is_active": true,
@@ -10602,6 +12815,9 @@ export interface operations {
                      *           "priority": 1,
                      *           "conditions": {},
                      *           "max_session_ttl": 1,
+                     *           "approvals_required": 1,
+                     *           "escalate_after_seconds": 1,
+                     *           "mode": "enforce",
                      *           "modified_by": "text",
                      *           "modified_at": "2026-11-26T10:15:30.000Z",
                      *           "change_summary": "text"
@@ -10770,6 +12986,207 @@ export interface operations {
             };
         };
     };
+    getShadowReport: {
+        parameters: {
+            query: {
+                /** @description ISO 8601 date-time, or a date (YYYY-MM-DD) meaning that whole day in UTC */
+                from: string | unknown | unknown;
+                /** @description ISO 8601 date-time, or a date (YYYY-MM-DD) meaning that whole day in UTC */
+                to: string | unknown | unknown;
+                agent_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "policy_rule_id": "text",
+                     *           "policy_name": "text",
+                     *           "would_change": 1,
+                     *           "transitions": [
+                     *             {
+                     *               "from": "allow",
+                     *               "to": "allow",
+                     *               "count": 1
+                     *             }
+                     *           ],
+                     *           "sample_trace_ids": [
+                     *             "text"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ShadowReportEntry"][];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     testPolicyRules: {
         parameters: {
             query?: never;
@@ -10785,7 +13202,8 @@ export interface operations {
                  *       "operation": "text",
                  *       "target_integration": "text",
                  *       "resource_scope": "text",
-                 *       "data_classification": "public"
+                 *       "data_classification": "public",
+                 *       "include_shadow": true
                  *     }
                  */
                 "application/json": {
@@ -10796,6 +13214,8 @@ export interface operations {
                     resource_scope: string;
                     /** @enum {string} */
                     data_classification: "public" | "internal" | "confidential" | "restricted";
+                    /** @description Decide as if the shadow rules were enforced; without it (or false) they are ignored, as evaluate ignores them */
+                    include_shadow?: boolean;
                 };
             };
         };
@@ -10909,6 +13329,716 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         error?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    simulatePolicyChanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "2026-11-01T00:00:00Z",
+                 *       "to": "2026-11-30",
+                 *       "agent_id": "7d0c3f4e-5b6a-4c1d-9e8f-2a3b4c5d6e7f",
+                 *       "changes": [
+                 *         {
+                 *           "action": "create",
+                 *           "rule": {
+                 *             "agent_id": "7d0c3f4e-5b6a-4c1d-9e8f-2a3b4c5d6e7f",
+                 *             "policy_name": "text",
+                 *             "target_integration": "text",
+                 *             "operation": "text",
+                 *             "resource_scope": "text",
+                 *             "data_classification": "public",
+                 *             "policy_effect": "allow",
+                 *             "rationale": "Refunds above 500 EUR need a person to look first",
+                 *             "priority": 1,
+                 *             "conditions": {},
+                 *             "max_session_ttl": 1,
+                 *             "approvals_required": 1,
+                 *             "escalate_after_seconds": 1,
+                 *             "mode": "enforce",
+                 *             "modified_by": "text",
+                 *             "modified_at": "2026-11-26T10:15:30.000Z"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description ISO 8601 date-time, or a date (YYYY-MM-DD) meaning that whole day in UTC
+                     * @example 2026-11-01T00:00:00Z
+                     */
+                    from: string | unknown | unknown;
+                    /**
+                     * @description ISO 8601 date-time, or a date (YYYY-MM-DD) meaning that whole day in UTC
+                     * @example 2026-11-30
+                     */
+                    to: string | unknown | unknown;
+                    /** Format: uuid */
+                    agent_id?: string;
+                    /** @description Applied in order to the current rules, in memory only */
+                    changes: components["schemas"]["RuleChange"][];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "evaluated": 1,
+                     *         "changed": 1,
+                     *         "transitions": [
+                     *           {
+                     *             "from": "allow",
+                     *             "to": "allow",
+                     *             "count": 1
+                     *           }
+                     *         ],
+                     *         "samples": [
+                     *           {
+                     *             "trace_id": "text",
+                     *             "from": "allow",
+                     *             "to": "allow",
+                     *             "policy_rule_id": "text",
+                     *             "change": 1
+                     *           }
+                     *         ],
+                     *         "rules": [
+                     *           {
+                     *             "policy_rule_id": "text",
+                     *             "change": 1,
+                     *             "changed": 1
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Simulation"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is too large (1 MiB), or the export has more rows than the service exports at once. Codes: `export_too_large`, `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "export_too_large",
+                     *       "message": "The body is too large (1 MiB), or the export has more rows than the service exports at once",
+                     *       "status": 413,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "export_too_large" | "payload_too_large";
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPolicyRevision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "revision": "sha256:0000000000000000000000000000000000000000000000000000000000000000"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RuleSetRevision"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Over the rate limit: the `X-RateLimit-*` headers and `Retry-After` say when to try again; `details` gives the figures. Codes: `rate_limit_exceeded`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Over the rate limit",
+                     *       "status": 429,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description The database (or a provider the operation needs) is unavailable: retry after `Retry-After` seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The database (or a provider the operation needs) is unavailable",
+                     *       "status": 503,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+            /** @description Any other error (a request that took too long to send is 408; a fault of the service, 500), in the same shape. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    applyPolicyChanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "revision": "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+                 *       "change_summary": "text",
+                 *       "changes": [
+                 *         {
+                 *           "action": "create",
+                 *           "rule": {
+                 *             "agent_id": "7d0c3f4e-5b6a-4c1d-9e8f-2a3b4c5d6e7f",
+                 *             "policy_name": "text",
+                 *             "target_integration": "text",
+                 *             "operation": "text",
+                 *             "resource_scope": "text",
+                 *             "data_classification": "public",
+                 *             "policy_effect": "allow",
+                 *             "rationale": "Refunds above 500 EUR need a person to look first",
+                 *             "priority": 1,
+                 *             "conditions": {},
+                 *             "max_session_ttl": 1,
+                 *             "approvals_required": 1,
+                 *             "escalate_after_seconds": 1,
+                 *             "mode": "enforce",
+                 *             "modified_by": "text",
+                 *             "modified_at": "2026-11-26T10:15:30.000Z"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The revision of the tenant's rules (GET /api/v1/policies/revision); opaque, compare only
+                     * @example sha256:0000000000000000000000000000000000000000000000000000000000000000
+                     */
+                    revision: string;
+                    /** @description The change_summary of every version this apply writes */
+                    change_summary: string;
+                    /** @description Applied in order, in one transaction: all of them or none */
+                    changes: components["schemas"]["RuleChange"][];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "revision": "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+                     *         "created": [
+                     *           "text"
+                     *         ],
+                     *         "updated": [
+                     *           "text"
+                     *         ],
+                     *         "deleted": [
+                     *           "text"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RuleSetApplied"];
+                    };
+                };
+            };
+            /** @description The request is invalid: `details.fields` names each problem (a body that is not JSON is also 400). Codes: `validation_error`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_error",
+                     *       "message": "The request is invalid",
+                     *       "status": 400,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "No credential, or one that is invalid, expired or revoked",
+                     *       "status": 401,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this. A missing scope: `details: {required_scope, scopes}` (the key's scopes); a missing role: `details: {required_role, role}`. A session's change without `X-Requested-With: XMLHttpRequest` is refused too. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "The credential may not do this",
+                     *       "status": 403,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "forbidden";
+                        details?: {
+                            required_scope: string | null;
+                            scopes: string[];
+                        } | {
+                            required_role: string | null;
+                            role: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource in this tenant (a malformed id names none either). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No such resource in this tenant (a malformed id names none either)",
+                     *       "status": 404,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "The resource is not in a state that allows this, or a request with this `Idempotency-Key` is still being processed",
+                     *       "status": 409,
+                     *       "request_id": "0b6f5c2e-8d4a-4f2b-9a61-3c7d2e1f5a90"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        error?: "conflict";
                     };
                 };
             };
@@ -11184,7 +14314,7 @@ export interface operations {
                  */
                 "application/json": {
                     url: string;
-                    events: ("approval.requested" | "approval.approved" | "approval.denied" | "approval.expired" | "trace.completed" | "agent.suspended" | "agent.revoked" | "policy.updated" | "audit.event" | "audit.batch")[];
+                    events: ("approval.requested" | "approval.approved" | "approval.denied" | "approval.expired" | "trace.completed" | "agent.suspended" | "agent.revoked" | "policy.updated" | "audit.event" | "audit.batch" | "approval.escalated")[];
                     description?: string;
                 };
             };
@@ -11819,7 +14949,7 @@ export interface operations {
                  */
                 "application/json": {
                     url?: string;
-                    events?: ("approval.requested" | "approval.approved" | "approval.denied" | "approval.expired" | "trace.completed" | "agent.suspended" | "agent.revoked" | "policy.updated" | "audit.event" | "audit.batch")[];
+                    events?: ("approval.requested" | "approval.approved" | "approval.denied" | "approval.expired" | "trace.completed" | "agent.suspended" | "agent.revoked" | "policy.updated" | "audit.event" | "audit.batch" | "approval.escalated")[];
                     is_active?: boolean;
                     description?: string | null;
                 };
@@ -13311,7 +16441,8 @@ export interface operations {
                  *       "app_secret": "8f14e45fceea167a5a36dedd4bea2543",
                  *       "bot_token": "xoxb-1234-5678-abcdef",
                  *       "team_id": "T0123ABCD",
-                 *       "channel_id": "T0123ABCD"
+                 *       "channel_id": "T0123ABCD",
+                 *       "escalation_channel": "C0456EFGH"
                  *     }
                  */
                 "application/json": {
@@ -13329,6 +16460,11 @@ export interface operations {
                     team_id?: string;
                     /** @example T0123ABCD */
                     channel_id?: string;
+                    /**
+                     * @description Bot mode: where a request still pending at its escalate_at is posted again. Left out: escalations are not posted.
+                     * @example C0456EFGH
+                     */
+                    escalation_channel?: string;
                 };
             };
         };
@@ -13887,6 +17023,9 @@ export interface operations {
                      *         "reviewer_emails": [
                      *           "text"
                      *         ],
+                     *         "escalation_emails": [
+                     *           "text"
+                     *         ],
                      *         "unconfirmed_emails": [
                      *           "text"
                      *         ]
@@ -14041,12 +17180,17 @@ export interface operations {
                  *       "email_enabled": true,
                  *       "reviewer_emails": [
                  *         "ada@example.com"
+                 *       ],
+                 *       "escalation_emails": [
+                 *         "ada@example.com"
                  *       ]
                  *     }
                  */
                 "application/json": {
                     email_enabled: boolean;
                     reviewer_emails: string[];
+                    /** @description Told of a request still pending at its escalate_at (rules, escalate_after_seconds). Left out: nobody. */
+                    escalation_emails?: string[];
                 };
             };
         };
@@ -14066,6 +17210,9 @@ export interface operations {
                      *       "data": {
                      *         "email_enabled": true,
                      *         "reviewer_emails": [
+                     *           "text"
+                     *         ],
+                     *         "escalation_emails": [
                      *           "text"
                      *         ],
                      *         "unconfirmed_emails": [
@@ -14732,6 +17879,41 @@ export interface operations {
             };
         };
     };
+    onApprovalEscalated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id. */
+                "X-Webhook-ID": string;
+                /** @description When the attempt was signed (ISO 8601). */
+                "X-Webhook-Timestamp": string;
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body with the endpoint secret. */
+                "X-Webhook-Signature": string;
+                /** @description Standard Webhooks: the delivery id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalEscalatedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the delivery; anything else is retried). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     onTest: {
         parameters: {
             query?: never;
@@ -14777,6 +17959,7 @@ export const IDEMPOTENT_OPERATIONS: readonly string[] = [
   "POST /api/v1/traces/{traceId}/outcome",
   "POST /api/v1/approvals/{id}/approve",
   "POST /api/v1/approvals/{id}/deny",
+  "POST /api/v1/grants/{jti}/redeem",
   "POST /api/v1/agents",
   "POST /api/v1/policies",
   "POST /api/v1/webhooks"

@@ -9,6 +9,7 @@ import {
   presentApprovalStatus,
   type Verdict,
   waitForApproval,
+  withGrant,
 } from '@agov/domain';
 import { ACCESS } from '../../access.js';
 import {
@@ -75,11 +76,13 @@ export const approvalRoutes: Routes = async (app, { deps }) => {
     },
     async (request, reply) => {
       const { wait } = request.query;
-      if (wait === undefined) return presentApprovalStatus(await getApproval(deps, request.principal, request.params.id));
+      if (wait === undefined)
+        return presentApprovalStatus(await withGrant(deps, await getApproval(deps, request.principal, request.params.id)));
       // A client that hangs up ends the wait.
       const gone = new AbortController();
       reply.raw.once('close', () => gone.abort());
-      return presentApprovalStatus(await waitForApproval(deps, request.principal, request.params.id, wait * 1000, gone.signal));
+      const approval = await waitForApproval(deps, request.principal, request.params.id, wait * 1000, gone.signal);
+      return presentApprovalStatus(await withGrant(deps, approval));
     },
   );
 

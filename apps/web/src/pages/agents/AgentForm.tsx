@@ -4,7 +4,8 @@ import type { paths } from '@agov/sdk';
 import { useSession } from '../../session/session';
 import { Button } from '../../ui/Button';
 import { ErrorNotice } from '../../ui/ErrorNotice';
-import { fieldErrors, optionsOf, SelectField, TextField } from '../../ui/fields';
+import { optionsOf, SelectField } from '../../ui/choices';
+import { fieldErrors, optionalNumberOf, optionalNumberText, TextField } from '../../ui/fields';
 
 export type AgentBody = paths['/api/v1/agents']['post']['requestBody']['content']['application/json'];
 type Integration = AgentBody['authorized_integrations'][number];
@@ -15,6 +16,8 @@ const IDENTITY_MODES = ['service_identity', 'delegated_identity', 'hybrid_identi
 const DELEGATION_MODELS = ['self', 'on_behalf_of_user', 'on_behalf_of_owner', 'mixed'] as const;
 export const AUTONOMY_TIERS = ['low', 'medium', 'high'] as const;
 export const CLASSIFICATIONS = ['public', 'internal', 'confidential', 'restricted'] as const;
+
+const THROTTLE_EFFECTS = ['deny', 'approval_required'] as const;
 
 const NEW_INTEGRATION: Integration = { name: '', resource_scope: '', data_classification: 'internal', allowed_operations: [] };
 
@@ -54,6 +57,8 @@ export function AgentForm({
       modified_at: new Date().toISOString(),
     },
   );
+  const [perMinute, setPerMinute] = useState(optionalNumberText(initial?.max_requests_per_minute));
+  const [identicalPerMinute, setIdenticalPerMinute] = useState(optionalNumberText(initial?.max_identical_requests_per_minute));
   const errors = fieldErrors(error);
   const set =
     <K extends keyof AgentBody>(field: K) =>
@@ -66,7 +71,13 @@ export function AgentForm({
     <Form
       onSubmit={(event) => {
         event.preventDefault();
-        onSubmit({ ...agent, modified_by: user.email, modified_at: new Date().toISOString() });
+        onSubmit({
+          ...agent,
+          max_requests_per_minute: optionalNumberOf(perMinute),
+          max_identical_requests_per_minute: optionalNumberOf(identicalPerMinute),
+          modified_by: user.email,
+          modified_at: new Date().toISOString(),
+        });
       }}
     >
       <div className="grid">
@@ -113,6 +124,33 @@ export function AgentForm({
           error={errors.next_review_date}
         />
       </div>
+      <fieldset className="card">
+        <legend>Throttle</legend>
+        <div className="grid">
+          <TextField
+            label="Requests per minute"
+            description="More in any minute get the throttle's decision. Empty: no limit"
+            type="number"
+            value={perMinute}
+            onChange={setPerMinute}
+            error={errors.max_requests_per_minute}
+          />
+          <TextField
+            label="Identical requests per minute"
+            description="The loop guard: the same action, context included. Empty: no limit"
+            type="number"
+            value={identicalPerMinute}
+            onChange={setIdenticalPerMinute}
+            error={errors.max_identical_requests_per_minute}
+          />
+          <SelectField
+            label="Past a limit"
+            options={optionsOf(THROTTLE_EFFECTS)}
+            value={agent.throttle_effect ?? 'deny'}
+            onChange={(v) => set('throttle_effect')(v as AgentBody['throttle_effect'])}
+          />
+        </div>
+      </fieldset>
       <TextField
         label="Description"
         multiline

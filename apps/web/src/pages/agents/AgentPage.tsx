@@ -117,6 +117,8 @@ export function AgentPage() {
             <dd>{a.autonomy_tier}</dd>
             <dt>Next review</dt>
             <dd>{a.next_review_date}</dd>
+            <dt>Throttle</dt>
+            <dd className="throttle">{throttleText(a)}</dd>
             <dt>Modified</dt>
             <dd>
               <Time value={a.modified_at} /> by {a.modified_by}
@@ -192,4 +194,17 @@ function changedFields(before: AgentBody, after: AgentBody): Partial<AgentBody> 
     ([field, value]) => JSON.stringify(value) !== JSON.stringify(before[field as keyof AgentBody]),
   );
   return Object.fromEntries(changed) as Partial<AgentBody>;
+}
+
+/** The agent's limits in a line: "none", or each limit and what a request past it gets. */
+function throttleText(agent: {
+  max_requests_per_minute: number | null;
+  max_identical_requests_per_minute: number | null;
+  throttle_effect: string;
+}) {
+  const limits = [
+    agent.max_requests_per_minute === null ? null : `${agent.max_requests_per_minute} requests a minute`,
+    agent.max_identical_requests_per_minute === null ? null : `${agent.max_identical_requests_per_minute} identical requests a minute`,
+  ].filter((limit) => limit !== null);
+  return limits.length === 0 ? 'none' : `${limits.join(', ')}; past a limit: ${agent.throttle_effect.replace('_', ' ')}`;
 }

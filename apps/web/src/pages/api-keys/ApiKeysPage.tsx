@@ -7,7 +7,8 @@ import { ActionDialog } from '../../ui/ActionDialog';
 import { Button } from '../../ui/Button';
 import { CopyButton } from '../../ui/CopyButton';
 import { ErrorNotice } from '../../ui/ErrorNotice';
-import { CheckboxField, fieldErrors, SelectField, TextField } from '../../ui/fields';
+import { CheckboxField, SelectField } from '../../ui/choices';
+import { fieldErrors, TextField } from '../../ui/fields';
 import { PageHeader } from '../../ui/PageHeader';
 import { Time } from '../../ui/Time';
 

@@ -10,8 +10,11 @@ import { ChainBadge } from '../traces/ChainBadge';
 import { EventTimeline } from '../traces/EventTimeline';
 import { fetchTrace, tracesKey } from '../traces/queries';
 import { resultDigestOf, toolCallIn } from '../traces/tool-call';
+import { type GrantStatus, grantStatusOf } from './grant-status';
 import { ToolCallPanel } from '../traces/ToolCallPanel';
 import { DecideButtons } from './DecideButtons';
+import { DecisionCard } from './DecisionCard';
+import { DelegatedVotes } from './DelegatedVotes';
 import { approvalsKey, fetchApproval } from './queries';
 
 /** Where e-mail and chat links land: everything a reviewer needs to decide, and the decision once made. */
@@ -42,7 +45,15 @@ export function ApprovalPage() {
   const toolCall = toolCallIn(a.target_integration, a.context_snapshot);
   return (
     <section>
-      <PageHeader title={`Approval: ${a.requested_operation}`} actions={<DecideButtons approval={a} />}>
+      <PageHeader
+        title={`Approval: ${a.requested_operation}`}
+        actions={
+          <>
+            <DecideButtons approval={a} />
+            <DelegatedVotes approval={a} />
+          </>
+        }
+      >
         <StatusBadge value={a.status} /> requested <Time value={a.requested_at} relativeToNow />
       </PageHeader>
       {toolCall && <ToolCallPanel call={toolCall} resultDigest={trace.data && resultDigestOf(trace.data)} />}
@@ -82,31 +93,7 @@ export function ApprovalPage() {
             </dd>
           </dl>
         </div>
-        <div className="card">
-          <h2>Why it needs approval</h2>
-          <p>{a.flag_reason}</p>
-          <h2>Decision</h2>
-          {a.status === 'pending' ? (
-            <p className="muted">Waiting for a reviewer.</p>
-          ) : a.status === 'expired' ? (
-            <p>Expired without a decision.</p>
-          ) : (
-            <dl className="facts">
-              <dt>Decision</dt>
-              <dd>
-                <StatusBadge value={a.status} />
-              </dd>
-              <dt>By</dt>
-              <dd>{a.approver_name}</dd>
-              <dt>At</dt>
-              <dd>
-                <Time value={a.decided_at} />
-              </dd>
-              <dt>Note</dt>
-              <dd>{a.decision_note ?? <span className="muted">none</span>}</dd>
-            </dl>
-          )}
-        </div>
+        <DecisionCard approval={a} />
       </div>
       <h2>Context the agent sent</h2>
       <pre className="json">{JSON.stringify(a.context_snapshot, null, 2)}</pre>
@@ -115,10 +102,14 @@ export function ApprovalPage() {
         <dd>
           <code>{a.action_digest}</code> <CopyButton value={a.action_digest} label="Copy digest" />
         </dd>
+        <dt>Execution grant</dt>
+        <dd>
+          <GrantStatusText status={grantStatusOf(a, new Date())} />
+        </dd>
       </dl>
       <p className="muted">
         SHA-256 of the agent, operation, integration, resource, classification and this context: a tool can check that the action it runs
-        has this digest.
+        has this digest. An approved request carries a signed grant for this action, which a tool verifies offline and may redeem once.
       </p>
       <h2>
         Trace <Link to={`/traces/${a.trace_id}`}>open</Link>
@@ -134,4 +125,29 @@ export function ApprovalPage() {
       <ErrorNotice error={trace.error ?? agent.error} />
     </section>
   );
+}
+
+function GrantStatusText({ status }: { status: GrantStatus }) {
+  switch (status.kind) {
+    case 'none':
+      return <span className="muted">None (issued when the request is approved)</span>;
+    case 'unused':
+      return (
+        <>
+          Issued, not redeemed; expires <Time value={status.expiresAt} />
+        </>
+      );
+    case 'expired':
+      return (
+        <>
+          Expired unredeemed at <Time value={status.at} />
+        </>
+      );
+    case 'redeemed':
+      return (
+        <>
+          Redeemed <Time value={status.at} />
+        </>
+      );
+  }
 }

@@ -2,14 +2,15 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { StatusBadge } from '../../ui/Badge';
 import { ErrorNotice } from '../../ui/ErrorNotice';
-import { SelectField } from '../../ui/fields';
+import { SelectField } from '../../ui/choices';
 import { usePendingCount } from '../../ui/Layout';
 import { PageHeader } from '../../ui/PageHeader';
 import { useUrlFilters } from '../../ui/url-filters';
 import { Pagination } from '../../ui/Pagination';
 import { fromNow, Time } from '../../ui/Time';
 import { DecideButtons } from './DecideButtons';
-import { type ApprovalStatus, approvalsKey, fetchAgentNames, fetchApprovals, PAGE_SIZE, STATUSES } from './queries';
+import { type Approval, type ApprovalStatus, approvalsKey, fetchAgentNames, fetchApprovals, PAGE_SIZE, STATUSES } from './queries';
+import { quorumOf } from './votes';
 
 const FILTERS = [
   ...STATUSES.map((status) => ({ id: status, label: status[0]!.toUpperCase() + status.slice(1) })),
@@ -70,6 +71,7 @@ export function ApprovalsPage() {
                     </td>
                     <td>
                       <StatusBadge value={approval.status} />
+                      {approval.status === 'pending' && <QuorumProgress approval={approval} />}
                     </td>
                     <td>
                       <time dateTime={approval.requested_at}>{fromNow(approval.requested_at)}</time>
@@ -98,5 +100,18 @@ export function ApprovalsPage() {
         </>
       ) : null}
     </section>
+  );
+}
+
+/** "1/2" beside a pending request that needs several approvers; nothing for one that needs one. */
+function QuorumProgress({ approval }: { approval: Pick<Approval, 'approvals_required' | 'votes'> }) {
+  const quorum = quorumOf(approval);
+  if (!quorum) return null;
+  return (
+    <span className="muted quorum" title={`${quorum.approvals} of ${quorum.required} approvals`}>
+      {' '}
+      {quorum.approvals}/{quorum.required}
+      <span className="sr-only"> approvals</span>
+    </span>
   );
 }

@@ -6,11 +6,46 @@ import { ActionDialog } from '../../ui/ActionDialog';
 import { TextField } from '../../ui/fields';
 import { PENDING_COUNT } from '../../ui/Layout';
 import { approvalsKey, type Approval } from './queries';
+import { quorumOf } from './votes';
 
-type Verdict = 'approve' | 'deny';
+export type Verdict = 'approve' | 'deny';
+/** What deciding needs of a request, in a list row or on its page. */
+export type Decidable = Pick<Approval, 'id' | 'status' | 'requested_operation' | 'approvals_required' | 'votes'>;
+
+interface Ballot {
+  verdict: Verdict;
+  note: string;
+  /** The e-mail of the reviewer whose delegated vote this is. */
+  onBehalfOf?: string;
+}
+
+/** Casts a vote on a request as the signed-in user, or for a reviewer who delegated their votes to them. */
+export function useVote(approvalId: string) {
+  const { user } = useSession();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ verdict, note, onBehalfOf }: Ballot) => {
+      const body = {
+        approver_name: user.name,
+        ...(note.trim() ? { decision_note: note.trim() } : {}),
+        ...(onBehalfOf ? { on_behalf_of: onBehalfOf } : {}),
+      };
+      const path = { params: { path: { id: approvalId } }, body };
+      return unwrap(
+        verdict === 'approve' ? api.POST('/api/v1/approvals/{id}/approve', path) : api.POST('/api/v1/approvals/{id}/deny', path),
+      );
+    },
+    // Counted, decided, or refused because it was decided elsewhere meanwhile: either way the lists are stale.
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: approvalsKey });
+      void queryClient.invalidateQueries({ queryKey: PENDING_COUNT });
+      void queryClient.invalidateQueries({ queryKey: ['traces'] });
+    },
+  });
+}
 
 /** Approve and Deny for a pending request, each confirmed in a dialog with an optional note; reviewers and admins only. */
-export function DecideButtons({ approval }: { approval: Pick<Approval, 'id' | 'status' | 'requested_operation'> }) {
+export function DecideButtons({ approval }: { approval: Decidable }) {
   const canDecide = useCan('decide');
   if (!canDecide || approval.status !== 'pending') return null;
   return (
@@ -21,25 +56,10 @@ export function DecideButtons({ approval }: { approval: Pick<Approval, 'id' | 's
   );
 }
 
-function DecideDialog({ approval, verdict }: { approval: Pick<Approval, 'id' | 'requested_operation'>; verdict: Verdict }) {
+function DecideDialog({ approval, verdict }: { approval: Decidable; verdict: Verdict }) {
   const { user } = useSession();
-  const queryClient = useQueryClient();
   const [note, setNote] = useState('');
-  const decide = useMutation({
-    mutationFn: () => {
-      const body = { approver_name: user.name, ...(note.trim() ? { decision_note: note.trim() } : {}) };
-      const path = { params: { path: { id: approval.id } }, body };
-      return unwrap(
-        verdict === 'approve' ? api.POST('/api/v1/approvals/{id}/approve', path) : api.POST('/api/v1/approvals/{id}/deny', path),
-      );
-    },
-    // Decided here or elsewhere meanwhile (a 409): either way the lists are stale.
-    onSettled: () => {
-      void queryClient.invalidateQueries({ queryKey: approvalsKey });
-      void queryClient.invalidateQueries({ queryKey: PENDING_COUNT });
-      void queryClient.invalidateQueries({ queryKey: ['traces'] });
-    },
-  });
+  const vote = useVote(approval.id);
   const label = verdict === 'approve' ? 'Approve' : 'Deny';
   return (
     <ActionDialog
@@ -48,12 +68,22 @@ function DecideDialog({ approval, verdict }: { approval: Pick<Approval, 'id' | '
       title={`${label} ${approval.requested_operation}?`}
       confirm={label}
       confirmTone={verdict === 'approve' ? 'primary' : 'danger'}
-      onConfirm={() => decide.mutateAsync()}
+      onConfirm={() => vote.mutateAsync({ verdict, note })}
     >
       <p>
-        {verdict === 'approve' ? 'The agent may go ahead.' : 'The agent will be told no.'} You decide as {user.name}.
+        {verdictEffect(approval, verdict)} You decide as {user.name}.
       </p>
       <TextField label="Note (optional)" multiline value={note} onChange={setNote} />
     </ActionDialog>
   );
+}
+
+/** What a vote does to the request: an approve below the quorum only counts towards it; any deny ends it. */
+export function verdictEffect(approval: Pick<Approval, 'approvals_required' | 'votes'>, verdict: Verdict): string {
+  if (verdict === 'deny') return 'The agent will be told no.';
+  const quorum = quorumOf(approval);
+  if (quorum && quorum.approvals + 1 < quorum.required) {
+    return `This approval counts towards the ${quorum.required} needed; the request stays pending until they are given.`;
+  }
+  return 'The agent may go ahead.';
 }

@@ -6,7 +6,8 @@ import { api, unwrap } from '../../api/client';
 import { StatusBadge } from '../../ui/Badge';
 import { Button } from '../../ui/Button';
 import { ErrorNotice } from '../../ui/ErrorNotice';
-import { fieldErrors, type Option, optionsOf, SelectField, TextField } from '../../ui/fields';
+import { type Option, optionsOf, SelectField } from '../../ui/choices';
+import { fieldErrors, TextField } from '../../ui/fields';
 import { CLASSIFICATIONS } from '../agents/AgentForm';
 
 type Classification = (typeof CLASSIFICATIONS)[number];

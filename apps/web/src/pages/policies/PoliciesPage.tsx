@@ -6,14 +6,15 @@ import { useCan, useSession } from '../../session/session';
 import { StatusBadge } from '../../ui/Badge';
 import { Button } from '../../ui/Button';
 import { ErrorNotice } from '../../ui/ErrorNotice';
-import { SelectField, TextField } from '../../ui/fields';
+import { SelectField } from '../../ui/choices';
+import { TextField } from '../../ui/fields';
 import { PageHeader } from '../../ui/PageHeader';
 import { ANY, useUrlFilters } from '../../ui/url-filters';
 import { Pagination } from '../../ui/Pagination';
 import { fetchAgentNames } from '../approvals/queries';
 import { DryRunTester } from './DryRunTester';
 import { EFFECTS, type RuleBody } from './queries';
-import { RuleForm } from './RuleForm';
+import { RuleEditor } from './WhatIf';
 
 const PAGE_SIZE = 20;
 
@@ -45,13 +46,16 @@ export function PoliciesPage() {
       <PageHeader
         title="Policies"
         actions={
-          configure &&
-          !creating &&
-          agents.length > 0 && (
-            <Button tone="primary" onPress={() => setCreating(true)}>
-              New rule
-            </Button>
-          )
+          <>
+            <Link className="button button-secondary" to="/policies/shadow-report">
+              Shadow report
+            </Link>
+            {configure && !creating && agents.length > 0 && (
+              <Button tone="primary" onPress={() => setCreating(true)}>
+                New rule
+              </Button>
+            )}
+          </>
         }
       >
         Each agent's rules, highest priority first; the first that matches decides.
@@ -59,7 +63,7 @@ export function PoliciesPage() {
       {creating && (
         <div className="card">
           <h2>New rule</h2>
-          <RuleForm
+          <RuleEditor
             agents={agents}
             initial={{
               agent_id: agentId,
@@ -73,6 +77,9 @@ export function PoliciesPage() {
               priority: 100,
               conditions: null,
               max_session_ttl: null,
+              approvals_required: 1,
+              escalate_after_seconds: null,
+              mode: 'enforce',
               modified_by: user.email,
               modified_at: new Date().toISOString(),
             }}
@@ -80,6 +87,7 @@ export function PoliciesPage() {
             error={create.error}
             isPending={create.isPending}
             onSubmit={(body) => create.mutate(body)}
+            whatIf={(draft) => ({ change: { action: 'create', rule: draft }, agentId: draft.agent_id })}
           />
         </div>
       )}
@@ -138,6 +146,12 @@ export function PoliciesPage() {
                     </td>
                     <td>
                       <StatusBadge value={rule.policy_effect} />
+                      {rule.mode === 'shadow' && (
+                        <>
+                          {' '}
+                          <StatusBadge value="shadow" />
+                        </>
+                      )}
                     </td>
                     <td>{rule.priority}</td>
                     <td>{rule.is_active ? 'yes' : 'no'}</td>

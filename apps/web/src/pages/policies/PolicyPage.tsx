@@ -7,13 +7,14 @@ import { ActionDialog } from '../../ui/ActionDialog';
 import { StatusBadge } from '../../ui/Badge';
 import { Button } from '../../ui/Button';
 import { ErrorNotice } from '../../ui/ErrorNotice';
-import { SelectField } from '../../ui/fields';
+import { SelectField } from '../../ui/choices';
 import { PageHeader } from '../../ui/PageHeader';
 import { Time } from '../../ui/Time';
 import { fetchAgentNames } from '../approvals/queries';
-import { fetchRule, type RuleBody } from './queries';
-import { RuleForm } from './RuleForm';
+import { fetchRule, type Rule, type RuleBody } from './queries';
+import { simulateLastWeek } from './simulation';
 import { COMPARED_FIELDS, diffVersions } from './versions-diff';
+import { RuleEditor, scopeOf, WhatIfResults } from './WhatIf';
 
 export function PolicyPage() {
   const { id = '' } = useParams();
@@ -35,10 +36,31 @@ export function PolicyPage() {
     },
   });
 
+  const deactivationWhatIf = useMutation({
+    mutationFn: (rule: Rule) => simulateLastWeek({ change: { action: 'delete', policy_rule_id: rule.id }, agentId: rule.agent_id }),
+  });
+
   if (rule.isPending) return <p className="muted">Loading…</p>;
   if (rule.isError) return <ErrorNotice error={rule.error} />;
   const r = rule.data.data;
   const agents = [...(agentNames.data ?? new Map<string, string>())].map(([agentId, label]) => ({ id: agentId, label }));
+  const deactivation = (
+    <ActionDialog
+      trigger="Deactivate"
+      triggerTone="danger"
+      title={`Deactivate ${r.policy_name}?`}
+      confirm="Deactivate"
+      confirmTone="danger"
+      onConfirm={() =>
+        unwrap(api.DELETE('/api/v1/policies/{id}', { params: { path: { id } } })).then(() => {
+          deactivationWhatIf.reset();
+          return refresh();
+        })
+      }
+    >
+      <p>The rule stops matching at once, for good; its history stays.</p>
+    </ActionDialog>
+  );
   return (
     <section>
       <PageHeader
@@ -47,38 +69,79 @@ export function PolicyPage() {
           configure && (
             <>
               {!editing && <Button onPress={() => setEditing(true)}>Edit</Button>}
-              {r.is_active && (
+              {r.mode === 'shadow' && (
                 <ActionDialog
-                  trigger="Deactivate"
-                  triggerTone="danger"
-                  title={`Deactivate ${r.policy_name}?`}
-                  confirm="Deactivate"
-                  confirmTone="danger"
-                  onConfirm={() => unwrap(api.DELETE('/api/v1/policies/{id}', { params: { path: { id } } })).then(refresh)}
+                  trigger="Enforce"
+                  title={`Enforce ${r.policy_name}?`}
+                  confirm="Enforce"
+                  onConfirm={() => update.mutateAsync({ mode: 'enforce' })}
                 >
-                  <p>The rule stops matching at once, for good; its history stays.</p>
+                  <p>
+                    From now on the rule decides the actions it matches, as a new version. What it would have changed so far stays in the
+                    shadow report.
+                  </p>
                 </ActionDialog>
+              )}
+              {/* While its what-if is open, deactivating is offered there. */}
+              {r.is_active && !deactivationWhatIf.isSuccess && (
+                <>
+                  <Button isDisabled={deactivationWhatIf.isPending} onPress={() => deactivationWhatIf.mutate(r)}>
+                    {deactivationWhatIf.isPending ? 'Previewing…' : 'What if I deactivate it?'}
+                  </Button>
+                  {deactivation}
+                </>
               )}
             </>
           )
         }
       >
-        <StatusBadge value={r.policy_effect} /> version {r.policy_version}, {r.is_active ? 'active' : 'inactive'}
+        <StatusBadge value={r.policy_effect} />
+        {r.mode === 'shadow' && (
+          <>
+            {' '}
+            <StatusBadge value="shadow" />
+          </>
+        )}{' '}
+        version {r.policy_version}, {r.is_active ? 'active' : 'inactive'}
       </PageHeader>
       {editing && (
         <div className="card">
           <h2>Edit rule</h2>
-          <RuleForm
+          <RuleEditor
             agents={agents}
             initial={r as RuleBody}
             submitLabel="Save changes"
             error={update.error}
             isPending={update.isPending}
             onSubmit={(edited) => update.mutate(changedFields(r, edited))}
+            ruleId={r.id}
+            whatIf={(draft) => ({
+              change: { action: 'update', policy_rule_id: r.id, rule: editableFields(draft) },
+              agentId: r.agent_id,
+            })}
           />
           <Button tone="quiet" onPress={() => setEditing(false)}>
             Cancel
           </Button>
+        </div>
+      )}
+      <ErrorNotice error={deactivationWhatIf.error} />
+      {deactivationWhatIf.isSuccess && r.is_active && (
+        <div className="card">
+          <WhatIfResults
+            level={2}
+            title={`What if ${r.policy_name} is deactivated`}
+            simulation={deactivationWhatIf.data.data}
+            draftName={r.policy_name}
+            draftRuleId={r.id}
+            scope={scopeOf(r.agent_id, agents)}
+            actions={
+              <>
+                {deactivation}
+                <Button onPress={() => deactivationWhatIf.reset()}>Keep it active</Button>
+              </>
+            }
+          />
         </div>
       )}
       <div className="card">
@@ -91,12 +154,31 @@ export function PolicyPage() {
           <dd>
             {r.operation} on {r.target_integration}, <span className="mono">{r.resource_scope}</span>, {r.data_classification}
           </dd>
+          <dt>Mode</dt>
+          <dd>
+            {r.mode === 'shadow' ? (
+              <>
+                shadow: never decides; what it would have changed is in the{' '}
+                <Link to={`/policies/shadow-report?agent_id=${r.agent_id}`}>shadow report</Link>
+              </>
+            ) : (
+              'enforce: decides the actions it matches'
+            )}
+          </dd>
           <dt>Priority</dt>
           <dd>{r.priority}</dd>
           <dt>Rationale</dt>
           <dd>{r.rationale}</dd>
           <dt>Conditions</dt>
           <dd className="mono">{r.conditions ? JSON.stringify(r.conditions) : 'none'}</dd>
+          {r.policy_effect === 'approval_required' && (
+            <>
+              <dt>Approvals required</dt>
+              <dd>{r.approvals_required === 1 ? '1 (one reviewer decides)' : `${r.approvals_required} distinct people`}</dd>
+              <dt>Escalation</dt>
+              <dd>{r.escalate_after_seconds === null ? 'none' : `after ${r.escalate_after_seconds} s still pending`}</dd>
+            </>
+          )}
           <dt>Approval time-to-live</dt>
           <dd>{r.max_session_ttl === null ? 'tenant default (86 400 s)' : `${r.max_session_ttl} s`}</dd>
           <dt>Modified</dt>
@@ -184,4 +266,12 @@ function VersionHistory({ versions }: { versions: Version[] }) {
 function changedFields(before: Record<string, unknown>, after: RuleBody): Partial<RuleBody> {
   const changed = COMPARED_FIELDS.filter((field) => JSON.stringify(after[field]) !== JSON.stringify(before[field]));
   return Object.fromEntries(changed.map((field) => [field, after[field]])) as Partial<RuleBody>;
+}
+
+/**
+ * Every field a rule's update takes, as the draft has them: the what-if's update, which decides as
+ * the changed fields alone would, and is never empty (an update of nothing is refused).
+ */
+function editableFields(draft: RuleBody): Partial<RuleBody> {
+  return Object.fromEntries(COMPARED_FIELDS.map((field) => [field, draft[field]]));
 }

@@ -9,3 +9,6 @@ export function fetchRule(id: string) {
 }
 
 export type Rule = Awaited<ReturnType<typeof fetchRule>>['data'];
+
+/** The period the shadow report and the what-if look back over unless told otherwise. */
+export const WEEK_MS = 7 * 24 * 60 * 60 * 1000;

@@ -10,6 +10,9 @@ export const COMPARED_FIELDS = [
   'priority',
   'conditions',
   'max_session_ttl',
+  'approvals_required',
+  'escalate_after_seconds',
+  'mode',
 ] as const;
 
 export interface FieldChange {

@@ -1,28 +1,49 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Form } from 'react-aria-components';
 import { api, unwrap } from '../../api/client';
 import { Button } from '../../ui/Button';
 import { ErrorNotice } from '../../ui/ErrorNotice';
-import { CheckboxField, fieldErrors, SelectField, TextField } from '../../ui/fields';
+import { CheckboxField, SelectField } from '../../ui/choices';
+import { fieldErrors, TextField } from '../../ui/fields';
+import { SettingsCard } from './SettingsCard';
 
 const KEY = ['settings', 'chat'] as const;
 type Mode = 'incoming_webhook' | 'bot';
 
+const loadSettings = () => unwrap(api.GET('/api/v1/integrations/chat'));
+type Stored = Awaited<ReturnType<typeof loadSettings>>['data'];
+
 /** Slack: cards with Approve and Deny (bot) or a link to the dashboard (incoming webhook). Secrets are never shown back. */
 export function ChatSettings() {
+  const settings = useQuery({ queryKey: KEY, queryFn: loadSettings });
+  return (
+    <SettingsCard title="Slack" stored={settings}>
+      {({ data }) => <ChatSettingsForm stored={data} />}
+    </SettingsCard>
+  );
+}
+
+function ChatSettingsForm({ stored }: { stored: Stored }) {
   const queryClient = useQueryClient();
-  const settings = useQuery({ queryKey: KEY, queryFn: () => unwrap(api.GET('/api/v1/integrations/chat')) });
-  const stored = settings.data?.data;
-  const [mode, setMode] = useState<Mode>('incoming_webhook');
-  const [enabled, setEnabled] = useState(true);
-  const [fields, setFields] = useState({ webhook_url: '', app_id: '', app_secret: '', bot_token: '', team_id: '', channel_id: '' });
-  useEffect(() => {
-    if (!stored || !('mode' in stored) || !stored.mode) return;
-    setMode(stored.mode);
-    setEnabled(stored.enabled);
-    if ('app_id' in stored) setFields((f) => ({ ...f, app_id: stored.app_id, team_id: stored.team_id, channel_id: stored.channel_id }));
-  }, [stored]);
+  const configured = 'mode' in stored && stored.mode ? stored : null;
+  const [mode, setMode] = useState<Mode>(configured?.mode ?? 'incoming_webhook');
+  const [enabled, setEnabled] = useState(configured?.enabled ?? true);
+  const [fields, setFields] = useState({
+    webhook_url: '',
+    app_id: '',
+    app_secret: '',
+    bot_token: '',
+    team_id: '',
+    channel_id: '',
+    escalation_channel: '',
+    ...('app_id' in stored && {
+      app_id: stored.app_id,
+      team_id: stored.team_id,
+      channel_id: stored.channel_id,
+      escalation_channel: stored.escalation_channel ?? '',
+    }),
+  });
   const save = useMutation({
     mutationFn: () => {
       // An empty secret field keeps the stored secret.
@@ -41,14 +62,12 @@ export function ChatSettings() {
   const test = useMutation({ mutationFn: () => unwrap(api.POST('/api/v1/integrations/chat/test')) });
   const errors = fieldErrors(save.error);
   const set = (name: keyof typeof fields) => (value: string) => setFields({ ...fields, [name]: value });
-  const isSet = (flag: string) => Boolean(stored && flag in stored && (stored as Record<string, unknown>)[flag]);
+  const isSet = (flag: string) => Boolean(flag in stored && (stored as Record<string, unknown>)[flag]);
   const secretHint = (flag: string) => (isSet(flag) ? 'Set. Leave empty to keep it.' : 'Not set.');
   const callback = `${window.location.origin}/api/v1/integrations/chat/callback`;
 
   return (
-    <div className="card">
-      <h2>Slack</h2>
-      <ErrorNotice error={settings.error} />
+    <>
       <details>
         <summary>How to connect Slack</summary>
         <ol>
@@ -111,6 +130,13 @@ export function ChatSettings() {
             <TextField label="App id" value={fields.app_id} onChange={set('app_id')} error={errors.app_id} />
             <TextField label="Team id" value={fields.team_id} onChange={set('team_id')} error={errors.team_id} />
             <TextField label="Channel id" value={fields.channel_id} onChange={set('channel_id')} error={errors.channel_id} />
+            <TextField
+              label="Escalation channel id"
+              description="Where a request still pending at its rule's escalation time is posted again. Empty: escalations are not posted"
+              value={fields.escalation_channel}
+              onChange={set('escalation_channel')}
+              error={errors.escalation_channel}
+            />
           </div>
         )}
         <ErrorNotice error={save.error} />
@@ -131,6 +157,6 @@ export function ChatSettings() {
           {test.data.data.error && <>. {test.data.data.error}</>}
         </output>
       )}
-    </div>
+    </>
   );
 }

@@ -6,7 +6,8 @@ import { type Role, useSession } from '../../session/session';
 import { ActionDialog } from '../../ui/ActionDialog';
 import { Button } from '../../ui/Button';
 import { ErrorNotice } from '../../ui/ErrorNotice';
-import { fieldErrors, optionsOf, SelectField, TextField } from '../../ui/fields';
+import { optionsOf, SelectField } from '../../ui/choices';
+import { fieldErrors, TextField } from '../../ui/fields';
 import { PageHeader } from '../../ui/PageHeader';
 import { Time } from '../../ui/Time';
 

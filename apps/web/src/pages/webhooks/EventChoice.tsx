@@ -1,4 +1,4 @@
-import { CheckboxField } from '../../ui/fields';
+import { CheckboxField } from '../../ui/choices';
 import { EVENTS, type WebhookEvent } from './events';
 
 /** The event types an endpoint subscribes to, one checkbox each. */

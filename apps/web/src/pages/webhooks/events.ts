@@ -13,4 +13,5 @@ export const EVENTS: readonly WebhookEvent[] = [
   'policy.updated',
   'audit.event',
   'audit.batch',
+  'approval.escalated',
 ];

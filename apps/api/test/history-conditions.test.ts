@@ -1,0 +1,277 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { dropRedisPrefixes } from '../../../test/processes.js';
+import { expectErrorBody, stopUntilTestEnds } from './assertions.js';
+import { client } from './client.js';
+import { action, createAgent, createPolicy, policyBody } from './fixtures.js';
+import { createTestApp, signupTenant, TestClock, type TestApp, useTestApp } from './harness.js';
+import { evaluation } from './scenarios.js';
+
+/**
+ * History operators in conditions (CONTRACT, "Policy lifecycle decisions"): exact counts at the
+ * windows' edges, the evaluation being decided included, in memory and in Redis shared by
+ * processes, rebuilt from traces after Redis lost them.
+ */
+const clock = new TestClock();
+const t = useTestApp({ clock });
+const api = client(t);
+
+/** A fresh agent whose writes one rule allows and deletes another denies, under a rule that denies anything when `conditions` hold. */
+async function agentWithHistoryRule(app: TestApp['app'], conditions: object) {
+  const tenant = await signupTenant(app);
+  const agent = await createAgent(app, tenant.admin);
+  await createPolicy(app, tenant.admin, agent.id, { policy_name: 'Writes', priority: 10 });
+  await createPolicy(app, tenant.admin, agent.id, {
+    operation: 'delete',
+    policy_name: 'Deletes',
+    policy_effect: 'deny',
+    rationale: 'No deletes.',
+    priority: 50,
+  });
+  const limit = await createPolicy(app, tenant.admin, agent.id, {
+    operation: '*',
+    policy_name: 'History limit',
+    policy_effect: 'deny',
+    rationale: 'Past the limit.',
+    priority: 100,
+    conditions,
+  });
+  return { tenant, agent, limit };
+}
+
+/** Evaluates `body` at `atMs` after `start` (a stopped clock), answering the decision. */
+const decisionAt = async (
+  app: TestApp['app'],
+  tenant: Awaited<ReturnType<typeof signupTenant>>,
+  start: number,
+  atMs: number,
+  body: Record<string, unknown>,
+) => {
+  clock.step(start + atMs - clock.now().getTime());
+  return (await evaluation(app, tenant, body)).decision;
+};
+
+describe('recent_count', () => {
+  it('counts the evaluations of the window to the millisecond, the one being decided and denied ones included', async () => {
+    const { tenant, agent } = await agentWithHistoryRule(t.app, { '>': [{ recent_count: ['10s'] }, 2] });
+    const start = stopUntilTestEnds(clock).getTime();
+    const at = (ms: number) => decisionAt(t.app, tenant, start, ms, action(agent.id));
+    expect(await at(0)).toBe('allow'); // 1
+    expect(await at(1_000)).toBe('allow'); // 2
+    expect(await at(9_999)).toBe('deny'); // 3: 0, 1 000, 9 999
+    expect(await at(10_000)).toBe('deny'); // 3: 0 has left, 1 000, 9 999, 10 000
+    expect(await at(11_000)).toBe('deny'); // 3: 9 999, 10 000, 11 000
+    expect(await at(20_000)).toBe('allow'); // 2: 11 000, 20 000
+  });
+
+  it('with a filter counts only matching evaluations; a decision filter counts decisions already made', async () => {
+    const { tenant, agent } = await agentWithHistoryRule(t.app, {
+      '>=': [{ recent_count: ['1h', { decision: 'deny', resource_scope: 'repo/*' }] }, 2],
+    });
+    const start = stopUntilTestEnds(clock).getTime();
+    const at = (ms: number, overrides: Record<string, unknown>) => decisionAt(t.app, tenant, start, ms, action(agent.id, overrides));
+    expect(await at(0, { operation: 'delete' })).toBe('deny'); // by "Deletes"; 0 denials before it
+    expect(await at(1, {})).toBe('allow'); // 1 denial
+    expect(await at(2, { operation: 'delete', resource_scope: 'docs/a' })).toBe('deny'); // outside repo/*
+    expect(await at(3, {})).toBe('allow'); // still 1 in repo/*
+    expect(await at(4, { operation: 'delete' })).toBe('deny');
+    expect(await at(5, {})).toBe('deny'); // 2 denials in repo/*
+    expect(await at(3_600_000, {})).toBe('deny'); // the denial at 0 has left; those at 4 and 5 are in
+    expect(await at(3_600_005, {})).toBe('allow'); // only the denial at 3 600 000 is left
+  });
+});
+
+describe('recent_sum and recent_distinct', () => {
+  it('recent_sum adds a context number (others as 0) over the window', async () => {
+    const { tenant, agent } = await agentWithHistoryRule(t.app, {
+      '>': [{ recent_sum: ['context.amount', '1m', { operation: 'write' }] }, 100],
+    });
+    const start = stopUntilTestEnds(clock).getTime();
+    const pay = (ms: number, amount: unknown, overrides: Record<string, unknown> = {}) =>
+      decisionAt(t.app, tenant, start, ms, { ...action(agent.id, overrides), context: { amount } });
+    expect(await pay(0, 60)).toBe('allow'); // 60
+    expect(await pay(1, '50')).toBe('allow'); // 60: text counts as 0
+    expect(await pay(2, 500, { operation: 'delete' })).toBe('deny'); // by "Deletes"; not a write
+    expect(await pay(3, 40)).toBe('allow'); // 100
+    expect(await pay(4, 1)).toBe('deny'); // 101
+    expect(await pay(60_000, 1)).toBe('allow'); // 60 has left: 0 + 40 + 1 (denied, still counted) + 1
+    expect(await pay(60_002, 59)).toBe('deny'); // 40 + 1 + 1 + 59 = 101
+    expect(await pay(60_003, 39)).toBe('allow'); // the 40 at 3 has left: 1 + 1 + 59 + 39
+  });
+
+  it('recent_distinct counts distinct values of a field', async () => {
+    const { tenant, agent } = await agentWithHistoryRule(t.app, { '>': [{ recent_distinct: ['resource_scope', '1m'] }, 2] });
+    const start = stopUntilTestEnds(clock).getTime();
+    const touch = (ms: number, scope: string) => decisionAt(t.app, tenant, start, ms, action(agent.id, { resource_scope: scope }));
+    expect(await touch(0, 'repo/a')).toBe('allow');
+    expect(await touch(1, 'repo/b')).toBe('allow');
+    expect(await touch(2, 'repo/a')).toBe('allow');
+    expect(await touch(3, 'repo/c')).toBe('deny');
+    expect(await touch(60_000, 'repo/c')).toBe('deny'); // repo/b at 1 is still in
+    expect(await touch(60_001, 'repo/c')).toBe('allow'); // repo/a at 2, repo/c at 3, 60 000 and now
+  });
+});
+
+describe('the dry run and the what-if', () => {
+  it('the dry run counts itself as evaluate would, and records nothing', async () => {
+    const { tenant, agent, limit } = await agentWithHistoryRule(t.app, { '>': [{ recent_count: ['1m'] }, 2] });
+    stopUntilTestEnds(clock);
+    const dryRun = async () => (await api.post(tenant.runtimeKey, '/api/v1/policies/test', action(agent.id))).json();
+    expect((await evaluation(t.app, tenant, action(agent.id))).decision).toBe('allow');
+    expect(await dryRun()).toMatchObject({ effect: 'allow' });
+    expect(await dryRun()).toMatchObject({ effect: 'allow' });
+    expect((await evaluation(t.app, tenant, action(agent.id))).decision).toBe('allow');
+    expect(await dryRun()).toMatchObject({ effect: 'deny', rule_id: limit.id });
+  });
+
+  it('the what-if replays the window in order, each evaluation counting those before it', async () => {
+    const tenant = await signupTenant(t.app);
+    const agent = await createAgent(t.app, tenant.admin);
+    await createPolicy(t.app, tenant.admin, agent.id, { policy_name: 'Writes', priority: 10 });
+    const from = new Date(stopUntilTestEnds(clock).getTime() - 1).toISOString();
+    for (let i = 0; i < 4; i++) {
+      expect((await evaluation(t.app, tenant, action(agent.id))).decision).toBe('allow');
+      clock.step(1_000);
+    }
+    const rule = policyBody(agent.id, {
+      policy_name: 'At most 2 a minute',
+      policy_effect: 'deny',
+      priority: 100,
+      conditions: { '>': [{ recent_count: ['1m'] }, 2] },
+    });
+    const response = await api.post(tenant.admin, '/api/v1/policies/simulate', {
+      from,
+      to: clock.now().toISOString(),
+      agent_id: agent.id,
+      changes: [{ action: 'create', rule }],
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().data).toMatchObject({ evaluated: 4, changed: 2, transitions: [{ from: 'allow', to: 'deny', count: 2 }] });
+  });
+});
+
+describe('malformed history operators', () => {
+  it.each([
+    [{ recent_count: ['1d'] }, 'needs a window written "<n>s", "<n>m" or "<n>h", of at most 24 h'],
+    [{ recent_count: ['25h'] }, 'needs a window written "<n>s", "<n>m" or "<n>h", of at most 24 h'],
+    [{ recent_count: [{ var: 'context.window' }] }, 'needs a window written "<n>s", "<n>m" or "<n>h", of at most 24 h'],
+    [{ recent_count: ['1m', { agent: 'x' }] }, 'filters by operation, target_integration, resource_scope, decision, not "agent"'],
+    [{ recent_count: ['1m', { decision: 'maybe' }] }, 'filters "decision" by one of allow, approval_required, deny'],
+    [{ recent_sum: ['amount', '1m'] }, 'sums a "context." path'],
+    [
+      { recent_distinct: ['data_classification', '1m'] },
+      'counts one of resource_scope, operation, target_integration or a "context." path',
+    ],
+    [{ recent_distinct: ['context.__proto__', '1m'] }, 'counts one of resource_scope, operation, target_integration or a "context." path'],
+  ])('%j is refused with 400 naming conditions', async (operator, problem) => {
+    const tenant = await signupTenant(t.app);
+    const agent = await createAgent(t.app, tenant.admin);
+    const response = await api.post(tenant.admin, '/api/v1/policies', policyBody(agent.id, { conditions: { '>': [operator, 1] } }));
+    const name = Object.keys(operator)[0];
+    const message = `conditions.>[0].${name}: ${problem}`;
+    expectErrorBody(response, 400, {
+      error: 'validation_error',
+      message: `Invalid conditions: ${message}`,
+      details: { fields: [{ field: 'conditions', message }] },
+    });
+  });
+
+  it('one stored before it was checked fails closed: the rule denies, named', async () => {
+    const { tenant, agent, limit } = await agentWithHistoryRule(t.app, { '>': [{ recent_count: ['1m'] }, 100] });
+    await t.runtime.database.db.execute(
+      sql`update policy_rules set conditions = '{">": [{"recent_count": ["1d"]}, 100]}' where id = ${limit.id}`,
+    );
+    const answer = await evaluation(t.app, tenant, action(agent.id));
+    expect(answer).toMatchObject({
+      decision: 'deny',
+      policy_rule_id: limit.id,
+      reason:
+        'Condition of rule "History limit" could not be evaluated: "recent_count" needs a window written "<n>s", "<n>m" or "<n>h", of at most 24 h; denied',
+    });
+  });
+});
+
+describe('with counters in Redis', () => {
+  const SHARED_REDIS = 'redis://127.0.0.1:6379';
+  const prefix = `agov-test-${randomUUID()}`;
+  const redisClock = new TestClock();
+  const apps: TestApp[] = [];
+  afterAll(async () => {
+    await Promise.all(apps.map((app) => app.close()));
+    await dropRedisPrefixes(SHARED_REDIS, [prefix]);
+  });
+
+  it('two API processes spend one budget, which holds after Redis loses its data', async () => {
+    for (let i = 0; i < 2; i++)
+      apps.push(await createTestApp({ clock: redisClock, env: { REDIS_URL: SHARED_REDIS, QUEUE_PREFIX: prefix } }));
+    const [a, b] = apps as [TestApp, TestApp];
+    const { tenant, agent } = await agentWithHistoryRule(a.app, {
+      '>': [{ recent_sum: ['context.amount', '1h'] }, 100],
+    });
+    const start = stopUntilTestEnds(redisClock).getTime();
+    const pay = async (app: TestApp, ms: number, amount: number) => {
+      redisClock.step(start + ms - redisClock.now().getTime());
+      return (await evaluation(app.app, tenant, { ...action(agent.id), context: { amount } })).decision;
+    };
+    expect(await pay(a, 0, 40)).toBe('allow');
+    expect(await pay(b, 1, 40)).toBe('allow');
+    expect(await pay(a, 2, 30)).toBe('deny'); // 110
+    await dropRedisPrefixes(SHARED_REDIS, [prefix]);
+    expect(await pay(b, 3, 20)).toBe('deny'); // 130, rebuilt from the traces
+    expect(await pay(a, 4, 0)).toBe('deny'); // 130
+    expect(await pay(b, 3_600_001, 10)).toBe('allow'); // 40 and 40 have left: 30 + 20 + 0 + 10
+  });
+
+  it('concurrent evaluations in both processes count each other: the budget is spent exactly once', async () => {
+    const [a, b] = apps as [TestApp, TestApp];
+    const { tenant, agent } = await agentWithHistoryRule(a.app, { '>': [{ recent_count: ['1m'] }, 3] });
+    stopUntilTestEnds(redisClock);
+    const answers = await Promise.all([a, b, a, b, a, b, a, b].map((app) => evaluation(app.app, tenant, action(agent.id))));
+    expect(answers.filter((answer) => answer.decision === 'allow')).toHaveLength(3);
+  });
+});
+
+describe('with Redis not answering', () => {
+  const unreachable = useTestApp({ env: { REDIS_URL: 'redis://127.0.0.1:1', QUEUE_PREFIX: `agov-test-${randomUUID()}` } });
+
+  it('a rule reading the history fails closed, named; an agent without one is decided as ever', async () => {
+    const { tenant, agent, limit } = await agentWithHistoryRule(unreachable.app, { '>': [{ recent_count: ['1m'] }, 100] });
+    expect(await evaluation(unreachable.app, tenant, action(agent.id))).toMatchObject({
+      decision: 'deny',
+      policy_rule_id: limit.id,
+      reason:
+        'Condition of rule "History limit" could not be evaluated: "recent_count": the agent\'s recent evaluations could not be read; denied',
+    });
+    const other = await createAgent(unreachable.app, tenant.admin);
+    await createPolicy(unreachable.app, tenant.admin, other.id);
+    expect((await evaluation(unreachable.app, tenant, action(other.id))).decision).toBe('allow');
+  });
+});
+
+describe('on embedded PostgreSQL', () => {
+  const embedded = useTestApp({
+    clock,
+    env: { DATABASE_URL: '', DATA_DIR: mkdtempSync(join(tmpdir(), 'agov-history-')), MIGRATE_ON_START: 'true' },
+  });
+
+  it('counts concurrent evaluations exactly', async () => {
+    const { tenant, agent } = await agentWithHistoryRule(embedded.app, { '>': [{ recent_count: ['1m'] }, 3] });
+    stopUntilTestEnds(clock);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => evaluation(embedded.app, tenant, action(agent.id))));
+    expect(answers.filter((answer) => answer.decision === 'allow')).toHaveLength(3);
+  });
+
+  it('counts in process memory', async () => {
+    const { tenant, agent } = await agentWithHistoryRule(embedded.app, { '>': [{ recent_count: ['1m', { operation: 'write' }] }, 2] });
+    const start = stopUntilTestEnds(clock).getTime();
+    const at = (ms: number) => decisionAt(embedded.app, tenant, start, ms, action(agent.id));
+    expect(await at(0)).toBe('allow');
+    expect(await at(59_999)).toBe('allow');
+    expect(await at(60_000)).toBe('allow'); // 0 has left: 59 999 and 60 000
+    expect(await at(60_001)).toBe('deny');
+  });
+});

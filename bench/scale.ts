@@ -1,0 +1,142 @@
+/**
+ * `npm run bench:scale`: every read endpoint, and evaluate, at a long history. The built API
+ * runs in its own process on a fresh database. One tenant, ten agents, each with a rule that
+ * allows reads, one that asks for approval of refunds, and nothing for deletes (a default deny);
+ * one real evaluation of each (the allow's outcome recorded, the approval left pending) serves as
+ * a template, and BENCH_SCALE_TRACES copies of them are written by SQL, spread over the last 30
+ * days, with all their events and, for the approvals, their requests (decided approved, denied
+ * and expired in turn). Then each request below is sent one at a time, warmed up, and its p50
+ * and p99 printed as a Markdown table, with the time and disk the seeding took.
+ *
+ * Environment: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres),
+ * BENCH_LOG_LEVEL (default warn), BENCH_SCALE_TRACES (default 1 000 000),
+ * BENCH_SCALE_SAMPLES (requests measured per row, default 50).
+ */
+import { call, copyTraces, markdownTable, signUp, spaced, withFreshService } from './support.js';
+import { agentBody } from './tenant.js';
+
+const TRACES = Number(process.env.BENCH_SCALE_TRACES ?? 1_000_000);
+const SAMPLES = Number(process.env.BENCH_SCALE_SAMPLES ?? 50);
+const WARMUP = 5;
+const AGENTS = 10;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const HISTORY_MS = 30 * DAY_MS;
+const PAGE = 20;
+
+async function main() {
+  await withFreshService(async (service, sql) => {
+    const seed = await seedTenant(service.url);
+    const started = performance.now();
+    const now = Date.now();
+    // The copies end a minute before now, so the templates stay the newest traces.
+    await copyTraces(sql, seed.tenantId, {
+      count: TRACES,
+      startMs: now - HISTORY_MS,
+      spacingMs: (HISTORY_MS - 60_000) / TRACES,
+      approvals: true,
+    });
+    const seconds = (performance.now() - started) / 1000;
+    const [stored] = await sql<{ size: string }[]>`select pg_size_pretty(pg_database_size(current_database())) as size`;
+    console.log(
+      `\nSeeded ${spaced(TRACES)} traces with their events and approvals in ${seconds.toFixed(0)} s; the database holds ${stored!.size}`,
+    );
+
+    const [someTrace] = await sql<{ id: string }[]>`select id from traces where tenant_id = ${seed.tenantId} order by started_at limit 1`;
+    const [someApproval] = await sql<{ id: string }[]>`select id from approval_requests where tenant_id = ${seed.tenantId} limit 1`;
+    const week = new Date(now - 7 * DAY_MS).toISOString();
+    const month = new Date(now - HISTORY_MS).toISOString();
+    const agent = seed.agentIds[0]!;
+    const reads: [string, string][] = [
+      ['traces, first page', `/api/v1/traces?limit=${PAGE}`],
+      ['traces, page 20 000', `/api/v1/traces?limit=${PAGE}&offset=${PAGE * 19_999}`],
+      ['traces of one agent', `/api/v1/traces?agent_id=${agent}&limit=${PAGE}`],
+      ['traces denied', `/api/v1/traces?outcome=denied&limit=${PAGE}`],
+      ['traces of the last 7 days (overview)', `/api/v1/traces?from=${week}&limit=100`],
+      ['trace detail', `/api/v1/traces/${someTrace!.id}`],
+      ['trace verify', `/api/v1/traces/${someTrace!.id}/verify`],
+      ['agents', '/api/v1/agents'],
+      ['agent detail with statistics', `/api/v1/agents/${agent}`],
+      ['approvals, first page', `/api/v1/approvals?limit=${PAGE}`],
+      ['approvals approved (overview)', '/api/v1/approvals?status=approved&limit=100'],
+      ['approvals count', '/api/v1/approvals/count'],
+      ['approval detail', `/api/v1/approvals/${someApproval!.id}`],
+      ['shadow report, 30 days', `/api/v1/policies/shadow-report?from=${month}&to=${new Date(now).toISOString()}`],
+      ['billing status', '/api/v1/billing/status'],
+    ];
+    const rows: string[][] = [];
+    for (const [name, path] of reads) rows.push([`\`GET\` ${name}`, ...(await percentiles(() => get(service.url, path, seed.headers)))]);
+    rows.push([
+      '`POST /api/v1/evaluate` → allow',
+      ...(await percentiles(() => call(service.url, '/api/v1/evaluate', { method: 'POST', headers: seed.auth, body: readAction(agent) }))),
+    ]);
+    const header = ['request', 'p50 ms', 'p99 ms'];
+    console.log(markdownTable(header, rows));
+  });
+}
+
+async function get(base: string, path: string, headers: Record<string, string>) {
+  const response = await fetch(`${base}${path}`, { headers });
+  if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`);
+  await response.arrayBuffer();
+}
+
+/** p50 and p99 in ms of SAMPLES sequential requests, after WARMUP unmeasured ones. */
+async function percentiles(request: () => Promise<unknown>): Promise<[string, string]> {
+  for (let i = 0; i < WARMUP; i += 1) await request();
+  const times: number[] = [];
+  for (let i = 0; i < SAMPLES; i += 1) {
+    const started = performance.now();
+    await request();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)]!.toFixed(1);
+  return [at(0.5), at(0.99)];
+}
+
+const readAction = (agentId: string) => ({
+  agent_id: agentId,
+  operation: 'read',
+  target_integration: 'crm',
+  resource_scope: 'customers/c_1',
+  data_classification: 'internal',
+});
+
+/** The tenant, its agents and rules, and the three templates per agent. */
+async function seedTenant(base: string) {
+  const { headers, runtimeKey } = await signUp(base);
+  const auth = { authorization: `Bearer ${runtimeKey}` };
+  const post = async (path: string, body: unknown) => (await call(base, path, { method: 'POST', headers, body })).body.data;
+  const rule = (agentId: string, operation: string, policy_effect: string) => ({
+    agent_id: agentId,
+    policy_name: `${operation} ${policy_effect}`,
+    target_integration: 'crm',
+    operation,
+    resource_scope: 'customers/*',
+    data_classification: 'internal',
+    policy_effect,
+    rationale: 'Scale bench.',
+    priority: 10,
+    conditions: null,
+    max_session_ttl: null,
+    modified_by: 'bench',
+    modified_at: '2026-11-01T09:00:00.000Z',
+  });
+  const agentIds: string[] = [];
+  for (let k = 0; k < AGENTS; k += 1) {
+    const agentId = (await post('/api/v1/agents', agentBody(`scale-${k}`))).id as string;
+    agentIds.push(agentId);
+    await post('/api/v1/policies', rule(agentId, 'read', 'allow'));
+    await post('/api/v1/policies', rule(agentId, 'refund', 'approval_required'));
+    const evaluate = async (body: unknown) =>
+      (await call<{ trace_id: string }>(base, '/api/v1/evaluate', { method: 'POST', headers: auth, body })).body;
+    const allowed = await evaluate(readAction(agentId));
+    await call(base, `/api/v1/traces/${allowed.trace_id}/outcome`, { method: 'POST', headers: auth, body: { status: 'success' } });
+    await evaluate({ ...readAction(agentId), operation: 'refund', context: { amount: 120 } });
+    await evaluate({ ...readAction(agentId), operation: 'delete' });
+  }
+  const me = (await call(base, '/api/v1/auth/me', { method: 'GET', headers })).body.data as { tenant: { id: string } };
+  return { headers, auth, agentIds, tenantId: me.tenant.id };
+}
+
+await main();

@@ -1,0 +1,69 @@
+import { sql } from 'drizzle-orm';
+import type { AgentRow } from '@agov/db';
+import type { DecisionInputs } from '../caches/decision-inputs.js';
+import { historyTermsIn, type HistoryTerm, type HistoryValues } from '../policy/history-operators.js';
+import type { HistoryDeps } from './deps.js';
+import { historyValues, type HistoryEntry } from './entries.js';
+
+/**
+ * Computed once per cached DecisionInputs (a new one is built whenever the agent or its rules
+ * change), so that evaluate knows without work whether an agent's rules read its history.
+ * Kept beside the cache rather than in it: `caches/` sits below `policy/`, which owns the terms.
+ */
+const TERMS = new WeakMap<DecisionInputs, readonly HistoryTerm[]>();
+
+/** The history terms the agent's active rules read, enforced and shadow; usually none. */
+export function historyTermsOf(inputs: DecisionInputs): readonly HistoryTerm[] {
+  let terms = TERMS.get(inputs);
+  if (!terms) {
+    const found = new Map<string, HistoryTerm>();
+    for (const rule of [...inputs.rules, ...inputs.shadowRules]) if (rule.conditions) historyTermsIn(rule.conditions, found);
+    terms = [...found.values()];
+    TERMS.set(inputs, terms);
+  }
+  return terms;
+}
+
+/** No values: every history operator fails, and its rule denies. */
+const UNREADABLE: HistoryValues = new Map();
+
+/**
+ * The values of `terms` for the evaluation `current`, it included: one call to the counters,
+ * however many terms. With `reserve` the counters keep `current` at once (evaluate, which
+ * settles it once recorded); the dry run reads only. Counters that cannot answer give no values.
+ */
+export async function readHistory(
+  deps: HistoryDeps,
+  agent: AgentRow,
+  terms: readonly HistoryTerm[],
+  current: HistoryEntry,
+  reserve: boolean,
+): Promise<HistoryValues> {
+  const sinceMs = current.atMs - Math.max(...terms.map((term) => term.windowMs));
+  try {
+    const entries = await deps.history.read(agent.id, { sinceMs, nowMs: current.atMs, reserve: reserve ? current : null }, (from) =>
+      recordedHistory(deps, agent, from, current.atMs),
+    );
+    entries.push(current);
+    return historyValues(terms, entries, current.atMs);
+  } catch {
+    return UNREADABLE;
+  }
+}
+
+/**
+ * The agent's evaluations recorded after `sinceMs` and up to `nowMs`, from its traces and the
+ * context their trace_initiated event (seq 1) recorded, found by the events' primary key;
+ * oldest first (`traces_tenant_agent_started`). What the counters rebuild from.
+ */
+export async function recordedHistory(deps: HistoryDeps, agent: AgentRow, sinceMs: number, nowMs: number): Promise<HistoryEntry[]> {
+  const rows = await deps.database.rows<Omit<HistoryEntry, 'context'> & { context: Record<string, unknown> | null }>(sql`
+    select t.id as "traceId", (extract(epoch from t.started_at) * 1000)::float8 as "atMs", t.requested_operation as operation,
+      t.target_integration, t.resource_scope, t.decision, i.metadata->'context' as context
+    from traces t
+    join trace_events i on i.trace_id = t.id and i.seq = 1
+    where t.tenant_id = ${agent.tenantId} and t.agent_id = ${agent.id}
+      and t.started_at > ${new Date(sinceMs).toISOString()}::timestamptz and t.started_at <= ${new Date(nowMs).toISOString()}::timestamptz
+    order by t.started_at, t.id`);
+  return rows.map((row) => ({ ...row, atMs: Number(row.atMs), context: row.context ?? {} }));
+}
