@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import postgres from 'postgres';
 import { openDatabase } from '@agov/db';
 import { startCluster, type Cluster } from '../../../test/postgres-cluster.js';
@@ -88,13 +88,23 @@ function steadyLoad(t: TestApp, tenant: Tenant, agentId: string, everyMs = 40) {
     pending.add(sending);
     void sending.finally(() => pending.delete(sending));
   }, everyMs);
-  return {
-    answers,
-    async stop() {
-      clearInterval(timer);
-      await Promise.all(pending);
-    },
+  const stop = async () => {
+    clearInterval(timer);
+    await Promise.all(pending);
   };
+  // A test that fails midway stops its load too, before the service closes under it.
+  onTestFinished(stop);
+  return { answers, stop };
+}
+
+/** The first evaluation started at or after `since` that succeeded; one that never comes fails with what was answered instead. */
+async function firstSuccessSince(answers: Answer[], since: number): Promise<Answer> {
+  const first = () => answers.find((answer) => answer.startedAt >= since && answer.status === 200);
+  for (let waited = 0; first() === undefined && waited < 30_000; waited += 10) await sleep(10);
+  const found = first();
+  if (found) return found;
+  const seen = answers.filter((answer) => answer.startedAt >= since).map((answer) => `${answer.status} ${answer.body.error ?? ''}`);
+  throw new Error(`no evaluation succeeded within 30 s; answered since: ${seen.join(', ')}`);
 }
 
 /** Every evaluation answered 200 has its trace, with a chain that verifies, and its approval's webhook arrived. */
@@ -144,9 +154,7 @@ describe('PostgreSQL stopped and started again, ten times under load', () => {
       await sleep(500);
       await cluster.start();
       const backAt = Date.now();
-      while (!load.answers.some((answer) => answer.startedAt >= backAt && answer.status === 200)) await sleep(10);
-      const first = load.answers.find((answer) => answer.startedAt >= backAt && answer.status === 200)!;
-      recoveries.push(first.endedAt - backAt);
+      recoveries.push((await firstSuccessSince(load.answers, backAt)).endedAt - backAt);
       // The end of an outage is told by the next probe, which a starved machine may delay past
       // the next stop: each outage here starts once the service has seen the last one end.
       await eventually(async () => logged(t, 'database reachable again').length === outage + 1);
@@ -202,8 +210,7 @@ describe('a failover to a promoted standby under load', () => {
     await primary.stop();
     await standby.promote();
     const promotedAt = Date.now();
-    while (!load.answers.some((answer) => answer.startedAt >= promotedAt && answer.status === 200)) await sleep(10);
-    const followedMs = load.answers.find((answer) => answer.startedAt >= promotedAt && answer.status === 200)!.endedAt - promotedAt;
+    const followedMs = (await firstSuccessSince(load.answers, promotedAt)).endedAt - promotedAt;
     await sleep(1_000);
     await load.stop();
     console.info(`first success ${followedMs} ms after the standby's promotion`);
