@@ -315,6 +315,7 @@ describe('GET /api/v1/agents/:id', () => {
           approval_counts: { pending: 0, approved: 0, denied: 0, expired: 0 },
           decisions_last_24h: { allow: 0, approval_required: 0, deny: 0 },
           trace_count: 0,
+          budgets: [],
         },
       },
     });
@@ -373,6 +374,7 @@ describe('GET /api/v1/agents/:id', () => {
       approval_counts: { pending: 2, approved: 1, denied: 0, expired: 1 },
       decisions_last_24h: { allow: 3, approval_required: 1, deny: 2 },
       trace_count: 7,
+      budgets: [],
     });
   });
 

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
+import { outbox } from '@agov/db';
 import { dropRedisPrefixes } from '../../../test/processes.js';
 import { expectErrorBody, stopUntilTestEnds } from './assertions.js';
 import { client } from './client.js';
@@ -113,6 +114,94 @@ describe('recent_sum and recent_distinct', () => {
     expect(await touch(3, 'repo/c')).toBe('deny');
     expect(await touch(60_000, 'repo/c')).toBe('deny'); // repo/b at 1 is still in
     expect(await touch(60_001, 'repo/c')).toBe('allow'); // repo/a at 2, repo/c at 3, 60 000 and now
+  });
+});
+
+/** The tenant's recorded `budget.threshold` webhooks' data, oldest first. */
+const thresholdWebhooks = async (app: TestApp, tenantId: string) =>
+  (
+    await app.runtime.database.db
+      .select()
+      .from(outbox)
+      .where(and(eq(outbox.tenantId, tenantId), eq(outbox.kind, 'webhook')))
+      .orderBy(asc(outbox.createdAt))
+  )
+    .map(
+      (row) =>
+        row.payload as { event: string; data: { agent: { id: string }; budget: unknown; used: number; limit: number; threshold: number } },
+    )
+    .filter((payload) => payload.event === 'budget.threshold')
+    .map(({ data }) => ({ agent_id: data.agent.id, budget: data.budget, used: data.used, limit: data.limit, threshold: data.threshold }));
+
+/**
+ * A refund budget of 100 an hour (approval past it), a webhook subscribed to `budget.threshold`,
+ * and refunds at instants after the test clock's start: returns what the detail and the webhooks say.
+ */
+async function spendRefundBudget(app: TestApp) {
+  const conditions = { '>': [{ recent_sum: ['context.amount', '1h'] }, 100] };
+  const { tenant, agent, limit } = await agentWithHistoryRule(app.app, conditions);
+  const hook = await client(app).post(tenant.admin, '/api/v1/webhooks', {
+    url: 'https://93.184.215.14/hooks',
+    events: ['budget.threshold'],
+  });
+  expect(hook.statusCode, hook.body).toBe(201);
+  const start = stopUntilTestEnds(clock).getTime();
+  const refund = (ms: number, amount: number) => decisionAt(app.app, tenant, start, ms, { ...action(agent.id), context: { amount } });
+  const budget = { policy_rule_id: limit.id, policy_name: 'History limit', expression: conditions['>'][0] };
+  const detail = async () => (await client(app).get(tenant.admin, `/api/v1/agents/${agent.id}`)).json().data.stats.budgets;
+  const webhooks = () => thresholdWebhooks(app, tenant.tenantId);
+  return { agentId: agent.id as string, refund, budget, detail, webhooks };
+}
+
+describe('budgets', () => {
+  it("shows each budget's use on the agent detail, and fires budget.threshold as it first reaches 80 and 100 %", async () => {
+    const { agentId, refund, budget, detail, webhooks } = await spendRefundBudget(t);
+    expect(await detail()).toEqual([{ ...budget, used: 0, limit: 100 }]);
+    expect(await refund(0, 50)).toBe('allow'); // 50
+    expect(await refund(1, 30)).toBe('allow'); // 80: 80 %
+    expect(await refund(2, 10)).toBe('allow'); // 90
+    expect(await refund(3, 10)).toBe('allow'); // 100: 100 %
+    expect(await refund(4, 5)).toBe('deny'); // 105: past it, and nothing more to tell
+    expect(await detail()).toEqual([{ ...budget, used: 105, limit: 100 }]);
+    const crossed = { agent_id: agentId, budget, limit: 100 };
+    expect(await webhooks()).toEqual([
+      { ...crossed, used: 80, threshold: 80 },
+      { ...crossed, used: 100, threshold: 100 },
+    ]);
+    // An hour on, the first three have left (10 + 5 remain), then the fourth: climbing again tells again.
+    expect(await refund(3_600_002, 60)).toBe('allow'); // 75
+    expect(await refund(3_600_003, 20)).toBe('allow'); // 5 + 60 + 20 = 85: 80 %
+    expect(await detail()).toEqual([{ ...budget, used: 85, limit: 100 }]);
+    expect((await webhooks()).slice(2)).toEqual([{ ...crossed, used: 85, threshold: 80 }]);
+  });
+
+  it('passing both thresholds at once fires both; a rule without a positive limit on a history operator is no budget', async () => {
+    const tenant = await signupTenant(t.app);
+    const agent = await createAgent(t.app, tenant.admin);
+    const rule = await createPolicy(t.app, tenant.admin, agent.id, {
+      policy_name: 'Burst',
+      conditions: {
+        and: [
+          { '<=': [{ recent_count: ['1m'] }, 2] },
+          { '>=': [0, { recent_count: ['1h'] }] },
+          { '<': [{ '+': [{ recent_count: ['1h'] }, 1] }, 5] },
+        ],
+      },
+    });
+    const hook = await api.post(tenant.admin, '/api/v1/webhooks', { url: 'https://93.184.215.14/hooks', events: ['budget.threshold'] });
+    expect(hook.statusCode, hook.body).toBe(201);
+    const budget = { policy_rule_id: rule.id, policy_name: 'Burst', expression: { recent_count: ['1m'] } };
+    const detail = async () => (await api.get(tenant.admin, `/api/v1/agents/${agent.id}`)).json().data.stats.budgets;
+    expect(await detail()).toEqual([{ ...budget, used: 0, limit: 2 }]);
+    stopUntilTestEnds(clock);
+    await evaluation(t.app, tenant, action(agent.id)); // 1 of 2: 50 %
+    await evaluation(t.app, tenant, action(agent.id)); // 2 of 2: 80 and 100 %
+    expect(await detail()).toEqual([{ ...budget, used: 2, limit: 2 }]);
+    const crossed = { agent_id: agent.id, budget, used: 2, limit: 2 };
+    expect(await thresholdWebhooks(t, tenant.tenantId)).toEqual([
+      { ...crossed, threshold: 80 },
+      { ...crossed, threshold: 100 },
+    ]);
   });
 });
 
@@ -263,6 +352,18 @@ describe('on embedded PostgreSQL', () => {
     stopUntilTestEnds(clock);
     const answers = await Promise.all(Array.from({ length: 8 }, () => evaluation(embedded.app, tenant, action(agent.id))));
     expect(answers.filter((answer) => answer.decision === 'allow')).toHaveLength(3);
+  });
+
+  it('shows budgets and fires budget.threshold', async () => {
+    const { agentId, refund, budget, detail, webhooks } = await spendRefundBudget(embedded);
+    expect(await refund(0, 85)).toBe('allow');
+    expect(await refund(1, 20)).toBe('deny');
+    expect(await detail()).toEqual([{ ...budget, used: 105, limit: 100 }]);
+    const crossed = { agent_id: agentId, budget, limit: 100 };
+    expect(await webhooks()).toEqual([
+      { ...crossed, used: 85, threshold: 80 },
+      { ...crossed, used: 105, threshold: 100 },
+    ]);
   });
 
   it('counts in process memory', async () => {

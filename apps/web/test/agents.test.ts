@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { agentBody } from '../../api/test/fixtures.js';
-import { callApi, expectAccessible, newPage, PASSWORD, screenshot, signIn, browserSuite } from './browser.js';
+import { action, agentBody, policyBody } from '../../api/test/fixtures.js';
+import { browserSuite, callApi, evaluateAs, expectAccessible, newPage, PASSWORD, screenshot, signIn } from './browser.js';
 
 describe('the agents pages', () => {
   const t = browserSuite('Agent Co');
@@ -121,6 +121,31 @@ describe('the agents pages', () => {
     await page.getByRole('link', { name: 'billing-bot' }).click();
     await page.getByRole('heading', { name: 'billing-bot' }).waitFor();
     expect(await page.getByRole('button', { name: /Edit|Suspend|Revoke/ }).count()).toBe(0);
+    await context.close();
+  });
+
+  it("shows each budget of the agent's rules with its use", async () => {
+    const agent = await callApi<{ data: { id: string } }>(
+      t.service,
+      t.account,
+      'POST',
+      '/api/v1/agents',
+      agentBody({ name: 'refund-bot' }),
+    );
+    const conditions = { '<=': [{ recent_sum: ['context.amount', '1h'] }, 100] };
+    await callApi(t.service, t.account, 'POST', '/api/v1/policies', policyBody(agent.data.id, { policy_name: 'Refunds', conditions }));
+    await evaluateAs(t.service, t.account.apiKey, { ...action(agent.data.id), context: { amount: 85 } });
+    const { page, context } = await newPage(t.browser, t.service.baseUrl);
+    await signIn(page, t.account.email, PASSWORD, `/agents/${agent.data.id}`);
+    const budgets = page.locator('table.budgets tbody tr');
+    await budgets.first().waitFor();
+    expect(await budgets.first().locator('td').allTextContents()).toEqual([
+      'Refunds',
+      '{"recent_sum":["context.amount","1h"]}',
+      ' 85 of 100',
+    ]);
+    expect(await page.getByRole('meter', { name: 'Refunds: used' }).getAttribute('value')).toBe('85');
+    await expectAccessible(page);
     await context.close();
   });
 });

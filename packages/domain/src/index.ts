@@ -78,6 +78,7 @@ export { applyRuleSet, getRuleSetRevision } from './rule-sets/apply.js';
 
 // Evaluation: the decision with its trace, and the dry run that writes nothing.
 export { actionDigest, type DigestedAction } from './evaluation/action-digest.js';
+export { agentBudgetUse } from './evaluation/budget-use.js';
 export { dryRun } from './evaluation/decide.js';
 export { decideOffline, OFFLINE_AGENT_FIELDS, type OfflineAgent, type OfflineAgentFields } from './evaluation/offline.js';
 export { evaluate } from './evaluation/evaluate.js';

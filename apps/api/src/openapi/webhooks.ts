@@ -5,6 +5,8 @@ const DOCUMENTED_EVENTS = [...WEBHOOK_EVENTS, 'test'] as const;
 type DocumentedEvent = (typeof DOCUMENTED_EVENTS)[number];
 
 type Json = Record<string, unknown>;
+const text = { type: 'string' };
+const uuid = { type: 'string', format: 'uuid' };
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const object = (properties: Record<string, Json>) => ({ type: 'object', required: Object.keys(properties), properties });
 
@@ -18,6 +20,17 @@ const DATA: Record<DocumentedEvent, { summary: string; data: Json }> = {
     summary:
       "An approval request was still pending at its `escalate_at` (its rule's `escalate_after_seconds`): the escalation recipients were told. Sent once per request.",
     data: object({ approval: ref('Approval') }),
+  },
+  'budget.threshold': {
+    summary:
+      "An evaluation took one of the agent's budgets (a rule's limit on a history operator) to 80 or 100 % of its limit (`threshold`), from below. Sent again only after the window's sliding has taken it back under.",
+    data: object({
+      agent: ref('Agent'),
+      budget: object({ policy_rule_id: uuid, policy_name: text, expression: { type: 'object', additionalProperties: true } }),
+      used: { type: 'number' },
+      limit: { type: 'number' },
+      threshold: { type: 'integer', enum: [80, 100] },
+    }),
   },
   'trace.completed': {
     summary: 'An outcome was recorded: the trace is complete.',
@@ -55,9 +68,6 @@ const DATA: Record<DocumentedEvent, { summary: string; data: Json }> = {
     data: object({ message: { type: 'string' } }),
   },
 };
-
-const text = { type: 'string' };
-const uuid = { type: 'string', format: 'uuid' };
 
 /** A row of the audit export, and the data of an `audit.event` webhook: named `AuditEvent`. */
 export const AUDIT_EVENT = {

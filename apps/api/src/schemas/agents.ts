@@ -115,6 +115,13 @@ export const Agent = Type.Object(agentOut, { title: 'Agent' });
 
 const Count = Type.Integer({ minimum: 0 });
 
+/** A limit a rule's condition sets on a history operator (CONTRACT, "Policy lifecycle decisions"); `budget.threshold` carries the same fields. */
+const budget = {
+  policy_rule_id: Type.String({ format: 'uuid' }),
+  policy_name: Type.String(),
+  expression: Type.Object({}, { additionalProperties: true, description: 'The history operator as the rule writes it.' }),
+};
+
 export const AgentDetail = Type.Object(
   {
     ...agentOut,
@@ -133,6 +140,14 @@ export const AgentDetail = Type.Object(
       approval_counts: Type.Object({ pending: Count, approved: Count, denied: Count, expired: Count }),
       decisions_last_24h: Type.Object({ allow: Count, approval_required: Count, deny: Count }),
       trace_count: Count,
+      budgets: Type.Array(
+        Type.Object({
+          ...budget,
+          used: Type.Union([Type.Number(), Type.Null()], { description: 'Its value now; null while the history counters cannot answer.' }),
+          limit: Type.Number(),
+        }),
+        { description: "Each comparison of a history operator with a positive number in the agent's enforced rules, in evaluation order." },
+      ),
     }),
   },
   { title: 'AgentDetail' },

@@ -14,7 +14,9 @@ import { actionDigest } from './action-digest.js';
 import { decide, loadDecisionInputs, shadowDecision, type Decision, type EvaluationRequest } from './decide.js';
 import { evaluationEvents } from './evaluation-events.js';
 import { entryOf } from '../history/entries.js';
-import { historyTermsOf, readHistory } from '../history/read.js';
+import { historyTermsOf, readHistory, valuesWith } from '../history/read.js';
+import { budgetCrossings, budgetsOf, type BudgetCrossing } from '../history/budgets.js';
+import { presentBudgetCrossing } from '../presenters/agents.js';
 import type { HistoryValues } from '../policy/history-operators.js';
 import { hasThrottle, throttledDecision, throttleOf } from './throttle.js';
 
@@ -53,14 +55,16 @@ export async function evaluate(deps: EvaluationDeps, principal: Principal, input
   };
   // Read only for an agent whose rules use history operators: any other pays nothing, not even an await.
   const terms = historyTermsOf(inputs);
-  if (terms.length === 0) return decideAndRecord(deps, principal, input, { ...deciding, history: undefined });
+  if (terms.length === 0) return decideAndRecord(deps, principal, input, { ...deciding, history: undefined, crossings: [] });
   const entry = entryOf(deciding.trace.id, deciding.now.getTime(), input, deciding.context);
-  const history = await readHistory(deps, inputs.agent, terms, entry, true);
+  const recent = await readHistory(deps, inputs.agent, terms, entry.atMs, entry);
+  const history = valuesWith(terms, recent, entry);
+  const crossings = recent ? budgetCrossings(budgetsOf(inputs), recent, entry, history) : [];
   // The reserved history entry takes the recorded decision, or goes should the trace not be written.
   // Not awaited: only a `decision` filter reads the decision, and such a filter counts decisions made.
   let recorded: PolicyEffect | null = null;
   try {
-    const result = await decideAndRecord(deps, principal, input, { ...deciding, history });
+    const result = await decideAndRecord(deps, principal, input, { ...deciding, history, crossings });
     recorded = result.decision;
     return result;
   } finally {
@@ -75,13 +79,15 @@ interface Deciding {
   now: Date;
   trace: { id: string; tenantId: string };
   history: HistoryValues | undefined;
+  /** The agent's budgets this evaluation takes past a threshold. */
+  crossings: readonly BudgetCrossing[];
 }
 
 async function decideAndRecord(
   deps: EvaluationDeps,
   principal: Principal,
   input: EvaluateInput,
-  { inputs, context, now, trace, history }: Deciding,
+  { inputs, context, now, trace, history, crossings }: Deciding,
 ): Promise<EvaluationResult> {
   const ruled = decide(inputs, input, context, history);
   const shadow = shadowDecision(inputs, input, context, ruled, history);
@@ -157,6 +163,8 @@ async function decideAndRecord(
     );
     if (approval.escalateAt) effects.push({ kind: 'approval_escalation', approvalId: approval.id, at: approval.escalateAt });
   }
+  for (const crossing of crossings)
+    effects.push({ kind: 'webhook', event: 'budget.threshold', data: presentBudgetCrossing(inputs.agent, crossing) });
 
   const audience = await effectAudience(deps, trace.tenantId);
   await deps.evaluations.submit({

@@ -28,28 +28,32 @@ export function historyTermsOf(inputs: DecisionInputs): readonly HistoryTerm[] {
 const UNREADABLE: HistoryValues = new Map();
 
 /**
- * The values of `terms` for the evaluation `current`, it included: one call to the counters,
- * however many terms. With `reserve` the counters keep `current` at once (evaluate, which
- * settles it once recorded); the dry run reads only. Counters that cannot answer give no values.
+ * The agent's entries decided in the longest of `terms`' windows up to `nowMs`: one call to the
+ * counters, however many terms. With `reserve` (evaluate, which settles it once recorded) the
+ * counters keep that entry at once, in the same step; the dry run and the agent detail only
+ * read. Null when the counters cannot answer.
  */
 export async function readHistory(
   deps: HistoryDeps,
   agent: AgentRow,
   terms: readonly HistoryTerm[],
-  current: HistoryEntry,
-  reserve: boolean,
-): Promise<HistoryValues> {
-  const sinceMs = current.atMs - Math.max(...terms.map((term) => term.windowMs));
+  nowMs: number,
+  reserve: HistoryEntry | null,
+): Promise<HistoryEntry[] | null> {
+  const sinceMs = nowMs - Math.max(...terms.map((term) => term.windowMs));
   try {
-    const entries = await deps.history.read(agent.id, { sinceMs, nowMs: current.atMs, reserve: reserve ? current : null }, (from) =>
-      recordedHistory(deps, agent, from, current.atMs),
-    );
-    entries.push(current);
-    return historyValues(terms, entries, current.atMs);
+    return await deps.history.read(agent.id, { sinceMs, nowMs, reserve }, (from) => recordedHistory(deps, agent, from, nowMs));
   } catch {
-    return UNREADABLE;
+    return null;
   }
 }
+
+/** The values of `terms` for the evaluation `current`, it included, over what `readHistory` read. */
+export const valuesWith = (
+  terms: readonly HistoryTerm[],
+  recorded: readonly HistoryEntry[] | null,
+  current: HistoryEntry,
+): HistoryValues => (recorded === null ? UNREADABLE : historyValues(terms, [...recorded, current], current.atMs));
 
 /**
  * The agent's evaluations recorded after `sinceMs` and up to `nowMs`, from its traces and the

@@ -14,6 +14,8 @@ export const WEBHOOK_EVENTS = [
   'audit.batch',
   /** CONTRACT, "Approval decisions": a request still pending at its `escalate_at`. */
   'approval.escalated',
+  /** CONTRACT, "Policy lifecycle decisions": a budget an agent's rules set passed 80 or 100 % of its limit. */
+  'budget.threshold',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

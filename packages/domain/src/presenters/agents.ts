@@ -1,4 +1,4 @@
-import type { AgentRow, ApprovalRow, TraceRow } from '@agov/db';
+import type { AgentRow, ApprovalRow, PolicyRuleRow, TraceRow } from '@agov/db';
 import { iso, isoOrNull } from './time.js';
 
 export const presentAgent = (agent: AgentRow) => ({
@@ -32,9 +32,13 @@ export const presentAgent = (agent: AgentRow) => ({
   created_at: iso(agent.createdAt),
 });
 
-/** What the detail view reads: the agent and its statistics (agents/stats.ts gathers them). */
+/**
+ * What the detail view reads: the agent and its statistics (agents/stats.ts gathers them), and
+ * its budgets' use (history/budgets.ts), shown among the statistics.
+ */
 export interface AgentDetailInput {
   agent: AgentRow;
+  budgets: readonly { budget: BudgetInput; used: number | null }[];
   stats: {
     recentTraces: readonly {
       id: string;
@@ -52,7 +56,7 @@ export interface AgentDetailInput {
 }
 
 /** The detail view: the agent and its statistics under `stats`. */
-export const presentAgentDetail = ({ agent, stats }: AgentDetailInput) => ({
+export const presentAgentDetail = ({ agent, stats, budgets }: AgentDetailInput) => ({
   ...presentAgent(agent),
   stats: {
     recent_traces: stats.recentTraces.map((trace) => ({
@@ -67,5 +71,35 @@ export const presentAgentDetail = ({ agent, stats }: AgentDetailInput) => ({
     approval_counts: stats.approvalCounts,
     decisions_last_24h: stats.decisionsLast24h,
     trace_count: stats.traceCount,
+    budgets: budgets.map(presentBudgetUse),
   },
+});
+
+/** What presenting a budget reads of it (history/budgets.ts's `Budget`). */
+export interface BudgetInput {
+  rule: Pick<PolicyRuleRow, 'id' | 'policyName'>;
+  expression: Record<string, unknown>;
+  limit: number;
+}
+
+/** A budget as the agent detail and `budget.threshold` show it: the rule that sets it and the history operator it limits. */
+export const presentBudget = ({ rule, expression }: BudgetInput) => ({ policy_rule_id: rule.id, policy_name: rule.policyName, expression });
+
+/** An entry of the agent detail's `stats.budgets`: the budget, its use now (null while the counters cannot answer) and its limit. */
+export const presentBudgetUse = ({ budget, used }: { budget: BudgetInput; used: number | null }) => ({
+  ...presentBudget(budget),
+  used,
+  limit: budget.limit,
+});
+
+/** `budget.threshold`'s data (CONTRACT, "Approval decisions"): `threshold` is the percentage of the limit reached. */
+export const presentBudgetCrossing = (
+  agent: AgentRow,
+  { budget, used, threshold }: { budget: BudgetInput; used: number; threshold: number },
+) => ({
+  agent: presentAgent(agent),
+  budget: presentBudget(budget),
+  used,
+  limit: budget.limit,
+  threshold,
 });

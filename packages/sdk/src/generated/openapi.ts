@@ -1545,6 +1545,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "budget.threshold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * budget.threshold
+         * @description An evaluation took one of the agent's budgets (a rule's limit on a history operator) to 80 or 100 % of its limit (`threshold`), from below. Sent again only after the window's sliding has taken it back under. Sent to each active endpoint subscribed to `budget.threshold`. Signed both ways (see the headers).
+         */
+        post: operations["onBudgetThreshold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     test: {
         parameters: {
             query?: never;
@@ -1666,6 +1686,19 @@ export interface components {
                     deny: number;
                 };
                 trace_count: number;
+                /** @description Each comparison of a history operator with a positive number in the agent's enforced rules, in evaluation order. */
+                budgets: {
+                    /** Format: uuid */
+                    policy_rule_id: string;
+                    policy_name: string;
+                    /** @description The history operator as the rule writes it. */
+                    expression: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Its value now; null while the history counters cannot answer. */
+                    used: number | null;
+                    limit: number;
+                }[];
             };
         };
         AgentRevokedWebhook: {
@@ -1968,6 +2001,34 @@ export interface components {
             tenant_id: string;
             data: {
                 event: components["schemas"]["AuditEvent"];
+            };
+        };
+        BudgetThresholdWebhook: {
+            /**
+             * Format: uuid
+             * @description The delivery id, also in `X-Webhook-ID` and `webhook-id`.
+             */
+            id: string;
+            /** @enum {string} */
+            event: "budget.threshold";
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: uuid */
+            tenant_id: string;
+            data: {
+                agent: components["schemas"]["Agent"];
+                budget: {
+                    /** Format: uuid */
+                    policy_rule_id: string;
+                    policy_name: string;
+                    expression: {
+                        [key: string]: unknown;
+                    };
+                };
+                used: number;
+                limit: number;
+                /** @enum {integer} */
+                threshold: 80 | 100;
             };
         };
         ChatSettings: {
@@ -10318,7 +10379,16 @@ export interface operations {
                      *             "approval_required": 1,
                      *             "deny": 1
                      *           },
-                     *           "trace_count": 1
+                     *           "trace_count": 1,
+                     *           "budgets": [
+                     *             {
+                     *               "policy_rule_id": "7d0c3f4e-5b6a-4c1d-9e8f-2a3b4c5d6e7f",
+                     *               "policy_name": "text",
+                     *               "expression": {},
+                     *               "used": 1,
+                     *               "limit": 1
+                     *             }
+                     *           ]
                      *         }
                      *       }
                      *     }
@@ -14314,7 +14384,7 @@ export interface operations {
                  */
                 "application/json": {
                     url: string;
-                    events: ("approval.requested" | "approval.approved" | "approval.denied" | "approval.expired" | "trace.completed" | "agent.suspended" | "agent.revoked" | "policy.updated" | "audit.event" | "audit.batch" | "approval.escalated")[];
+                    events: ("approval.requested" | "approval.approved" | "approval.denied" | "approval.expired" | "trace.completed" | "agent.suspended" | "agent.revoked" | "policy.updated" | "audit.event" | "audit.batch" | "approval.escalated" | "budget.threshold")[];
                     description?: string;
                 };
             };
@@ -14949,7 +15019,7 @@ export interface operations {
                  */
                 "application/json": {
                     url?: string;
-                    events?: ("approval.requested" | "approval.approved" | "approval.denied" | "approval.expired" | "trace.completed" | "agent.suspended" | "agent.revoked" | "policy.updated" | "audit.event" | "audit.batch" | "approval.escalated")[];
+                    events?: ("approval.requested" | "approval.approved" | "approval.denied" | "approval.expired" | "trace.completed" | "agent.suspended" | "agent.revoked" | "policy.updated" | "audit.event" | "audit.batch" | "approval.escalated" | "budget.threshold")[];
                     is_active?: boolean;
                     description?: string | null;
                 };
@@ -17902,6 +17972,41 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ApprovalEscalatedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the delivery; anything else is retried). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onBudgetThreshold: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id. */
+                "X-Webhook-ID": string;
+                /** @description When the attempt was signed (ISO 8601). */
+                "X-Webhook-Timestamp": string;
+                /** @description `sha256=` + hex HMAC-SHA256 of the raw body with the endpoint secret. */
+                "X-Webhook-Signature": string;
+                /** @description Standard Webhooks: the delivery id. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BudgetThresholdWebhook"];
             };
         };
         responses: {

@@ -4,6 +4,7 @@ import {
   listAgents,
   moveAgent,
   presentAgent,
+  agentBudgetUse,
   presentAgentDetail,
   updateAgent,
   type LifecycleAction,
@@ -47,7 +48,13 @@ export const agentRoutes: Routes = async (app, { deps }) => {
       config: { access: ACCESS.agentsRead },
       schema: { operationId: 'getAgent', tags, params: IdParams, response: { 200: Data(AgentDetail) } },
     },
-    async (request) => ({ data: presentAgentDetail(await getAgentWithStats(deps, request.principal, request.params.id)) }),
+    async (request) => {
+      const [detail, budgets] = await Promise.all([
+        getAgentWithStats(deps, request.principal, request.params.id),
+        agentBudgetUse(deps, request.principal, request.params.id),
+      ]);
+      return { data: presentAgentDetail({ ...detail, budgets }) };
+    },
   );
 
   app.patch(

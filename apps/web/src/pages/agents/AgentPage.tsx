@@ -10,6 +10,7 @@ import { ErrorNotice } from '../../ui/ErrorNotice';
 import { PageHeader } from '../../ui/PageHeader';
 import { Time } from '../../ui/Time';
 import { AgentForm, type AgentBody } from './AgentForm';
+import { Budgets } from './Budgets';
 
 type Transition = 'suspend' | 'revoke' | 'reactivate';
 
@@ -169,6 +170,7 @@ export function AgentPage() {
           </tbody>
         </table>
       </div>
+      <Budgets budgets={stats.budgets} />
       <h2>Recent traces</h2>
       {stats.recent_traces.length === 0 ? (
         <p className="muted">No evaluations yet.</p>

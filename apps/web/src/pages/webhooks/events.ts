@@ -14,4 +14,5 @@ export const EVENTS: readonly WebhookEvent[] = [
   'audit.event',
   'audit.batch',
   'approval.escalated',
+  'budget.threshold',
 ];
