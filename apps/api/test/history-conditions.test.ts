@@ -44,6 +44,17 @@ async function agentWithHistoryRule(app: TestApp['app'], conditions: object) {
   return { tenant, agent, limit };
 }
 
+/**
+ * Stops `testClock` at the next whole hour, where every window's steps of these tests begin (a
+ * 60th of the window, at least 1 s: history/tally.ts), and answers that instant in ms.
+ */
+function stopAtWholeHour(testClock: TestClock): number {
+  const stopped = stopUntilTestEnds(testClock).getTime();
+  const start = Math.ceil(stopped / 3_600_000) * 3_600_000;
+  testClock.step(start - stopped);
+  return start;
+}
+
 /** Evaluates `body` at `atMs` after `start` (a stopped clock), answering the decision. */
 const decisionAt = async (
   app: TestApp['app'],
@@ -57,23 +68,23 @@ const decisionAt = async (
 };
 
 describe('recent_count', () => {
-  it('counts the evaluations of the window to the millisecond, the one being decided and denied ones included', async () => {
+  it('counts each evaluation for the window and until its step (1 s here) has left it, the one being decided and denied ones included', async () => {
     const { tenant, agent } = await agentWithHistoryRule(t.app, { '>': [{ recent_count: ['10s'] }, 2] });
-    const start = stopUntilTestEnds(clock).getTime();
+    const start = stopAtWholeHour(clock);
     const at = (ms: number) => decisionAt(t.app, tenant, start, ms, action(agent.id));
     expect(await at(0)).toBe('allow'); // 1
     expect(await at(1_000)).toBe('allow'); // 2
     expect(await at(9_999)).toBe('deny'); // 3: 0, 1 000, 9 999
-    expect(await at(10_000)).toBe('deny'); // 3: 0 has left, 1 000, 9 999, 10 000
-    expect(await at(11_000)).toBe('deny'); // 3: 9 999, 10 000, 11 000
-    expect(await at(20_000)).toBe('allow'); // 2: 11 000, 20 000
+    expect(await at(10_999)).toBe('deny'); // 4: the step of 0 ends at 1 000, still in the window from 999
+    expect(await at(11_000)).toBe('deny'); // 4: 0 has left; 1 000, 9 999, 10 999, 11 000
+    expect(await at(21_000)).toBe('allow'); // 2: the steps from 11 000 on: 11 000, 21 000
   });
 
   it('with a filter counts only matching evaluations; a decision filter counts decisions already made', async () => {
     const { tenant, agent } = await agentWithHistoryRule(t.app, {
       '>=': [{ recent_count: ['1h', { decision: 'deny', resource_scope: 'repo/*' }] }, 2],
     });
-    const start = stopUntilTestEnds(clock).getTime();
+    const start = stopAtWholeHour(clock);
     const at = (ms: number, overrides: Record<string, unknown>) => decisionAt(t.app, tenant, start, ms, action(agent.id, overrides));
     expect(await at(0, { operation: 'delete' })).toBe('deny'); // by "Deletes"; 0 denials before it
     expect(await at(1, {})).toBe('allow'); // 1 denial
@@ -81,8 +92,8 @@ describe('recent_count', () => {
     expect(await at(3, {})).toBe('allow'); // still 1 in repo/*
     expect(await at(4, { operation: 'delete' })).toBe('deny');
     expect(await at(5, {})).toBe('deny'); // 2 denials in repo/*
-    expect(await at(3_600_000, {})).toBe('deny'); // the denial at 0 has left; those at 4 and 5 are in
-    expect(await at(3_600_005, {})).toBe('allow'); // only the denial at 3 600 000 is left
+    expect(await at(3_600_000, {})).toBe('deny'); // the first minute's step (1 min for 1 h) is still in: 0, 4, 5
+    expect(await at(3_660_000, {})).toBe('allow'); // it has left: only the denial at 3 600 000
   });
 });
 
@@ -91,7 +102,7 @@ describe('recent_sum and recent_distinct', () => {
     const { tenant, agent } = await agentWithHistoryRule(t.app, {
       '>': [{ recent_sum: ['context.amount', '1m', { operation: 'write' }] }, 100],
     });
-    const start = stopUntilTestEnds(clock).getTime();
+    const start = stopAtWholeHour(clock);
     const pay = (ms: number, amount: unknown, overrides: Record<string, unknown> = {}) =>
       decisionAt(t.app, tenant, start, ms, { ...action(agent.id, overrides), context: { amount } });
     expect(await pay(0, 60)).toBe('allow'); // 60
@@ -99,21 +110,22 @@ describe('recent_sum and recent_distinct', () => {
     expect(await pay(2, 500, { operation: 'delete' })).toBe('deny'); // by "Deletes"; not a write
     expect(await pay(3, 40)).toBe('allow'); // 100
     expect(await pay(4, 1)).toBe('deny'); // 101
-    expect(await pay(60_000, 1)).toBe('allow'); // 60 has left: 0 + 40 + 1 (denied, still counted) + 1
-    expect(await pay(60_002, 59)).toBe('deny'); // 40 + 1 + 1 + 59 = 101
-    expect(await pay(60_003, 39)).toBe('allow'); // the 40 at 3 has left: 1 + 1 + 59 + 39
+    expect(await pay(60_999, 1)).toBe('deny'); // the first second's step is still in: 60 + 40 + 1 (denied, still counted) + 1
+    expect(await pay(61_000, 1)).toBe('allow'); // it has left: 1 + 1
+    expect(await pay(61_001, 98)).toBe('allow'); // 100
+    expect(await pay(61_002, 1)).toBe('deny'); // 101
   });
 
   it('recent_distinct counts distinct values of a field', async () => {
     const { tenant, agent } = await agentWithHistoryRule(t.app, { '>': [{ recent_distinct: ['resource_scope', '1m'] }, 2] });
-    const start = stopUntilTestEnds(clock).getTime();
+    const start = stopAtWholeHour(clock);
     const touch = (ms: number, scope: string) => decisionAt(t.app, tenant, start, ms, action(agent.id, { resource_scope: scope }));
     expect(await touch(0, 'repo/a')).toBe('allow');
     expect(await touch(1, 'repo/b')).toBe('allow');
     expect(await touch(2, 'repo/a')).toBe('allow');
     expect(await touch(3, 'repo/c')).toBe('deny');
-    expect(await touch(60_000, 'repo/c')).toBe('deny'); // repo/b at 1 is still in
-    expect(await touch(60_001, 'repo/c')).toBe('allow'); // repo/a at 2, repo/c at 3, 60 000 and now
+    expect(await touch(60_999, 'repo/c')).toBe('deny'); // the first second's step is still in: repo/a, repo/b, repo/c
+    expect(await touch(61_000, 'repo/c')).toBe('allow'); // it has left: repo/c alone
   });
 });
 
@@ -145,7 +157,7 @@ async function spendRefundBudget(app: TestApp) {
     events: ['budget.threshold'],
   });
   expect(hook.statusCode, hook.body).toBe(201);
-  const start = stopUntilTestEnds(clock).getTime();
+  const start = stopAtWholeHour(clock);
   const refund = (ms: number, amount: number) => decisionAt(app.app, tenant, start, ms, { ...action(agent.id), context: { amount } });
   const budget = { policy_rule_id: limit.id, policy_name: 'History limit', expression: conditions['>'][0] };
   const detail = async () => (await client(app).get(tenant.admin, `/api/v1/agents/${agent.id}`)).json().data.stats.budgets;
@@ -168,11 +180,11 @@ describe('budgets', () => {
       { ...crossed, used: 80, threshold: 80 },
       { ...crossed, used: 100, threshold: 100 },
     ]);
-    // An hour on, the first three have left (10 + 5 remain), then the fourth: climbing again tells again.
-    expect(await refund(3_600_002, 60)).toBe('allow'); // 75
-    expect(await refund(3_600_003, 20)).toBe('allow'); // 5 + 60 + 20 = 85: 80 %
-    expect(await detail()).toEqual([{ ...budget, used: 85, limit: 100 }]);
-    expect((await webhooks()).slice(2)).toEqual([{ ...crossed, used: 85, threshold: 80 }]);
+    // Once the first minute's step has left the hour, climbing again tells again.
+    expect(await refund(3_660_000, 60)).toBe('allow'); // 60
+    expect(await refund(3_660_001, 20)).toBe('allow'); // 80: 80 %
+    expect(await detail()).toEqual([{ ...budget, used: 80, limit: 100 }]);
+    expect((await webhooks()).slice(2)).toEqual([{ ...crossed, used: 80, threshold: 80 }]);
   });
 
   it('passing both thresholds at once fires both; a rule without a positive limit on a history operator is no budget', async () => {
@@ -301,7 +313,7 @@ describe('with counters in Redis', () => {
     const { tenant, agent } = await agentWithHistoryRule(a.app, {
       '>': [{ recent_sum: ['context.amount', '1h'] }, 100],
     });
-    const start = stopUntilTestEnds(redisClock).getTime();
+    const start = stopAtWholeHour(redisClock);
     const pay = async (app: TestApp, ms: number, amount: number) => {
       redisClock.step(start + ms - redisClock.now().getTime());
       return (await evaluation(app.app, tenant, { ...action(agent.id), context: { amount } })).decision;
@@ -312,7 +324,8 @@ describe('with counters in Redis', () => {
     await dropRedisPrefixes(SHARED_REDIS, [prefix]);
     expect(await pay(b, 3, 20)).toBe('deny'); // 130, rebuilt from the traces
     expect(await pay(a, 4, 0)).toBe('deny'); // 130
-    expect(await pay(b, 3_600_001, 10)).toBe('allow'); // 40 and 40 have left: 30 + 20 + 0 + 10
+    expect(await pay(b, 3_600_001, 10)).toBe('deny'); // the first minute's step is still in: 140
+    expect(await pay(a, 3_660_000, 10)).toBe('allow'); // it has left: 10 + 10
   });
 
   it('concurrent evaluations in both processes count each other: the budget is spent exactly once', async () => {
@@ -368,11 +381,11 @@ describe('on embedded PostgreSQL', () => {
 
   it('counts in process memory', async () => {
     const { tenant, agent } = await agentWithHistoryRule(embedded.app, { '>': [{ recent_count: ['1m', { operation: 'write' }] }, 2] });
-    const start = stopUntilTestEnds(clock).getTime();
+    const start = stopAtWholeHour(clock);
     const at = (ms: number) => decisionAt(embedded.app, tenant, start, ms, action(agent.id));
     expect(await at(0)).toBe('allow');
     expect(await at(59_999)).toBe('allow');
-    expect(await at(60_000)).toBe('allow'); // 0 has left: 59 999 and 60 000
-    expect(await at(60_001)).toBe('deny');
+    expect(await at(60_999)).toBe('deny'); // the step of 0 is still in: 3
+    expect(await at(120_000)).toBe('allow'); // the steps from 60 000 on: 60 999 and 120 000
   });
 });

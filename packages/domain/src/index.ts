@@ -28,9 +28,10 @@ export { ACCOUNT_LIMITS } from './identity/passwords.js';
 
 // Rate limits: the sliding window's arithmetic, plan figures, and sign-in throttling.
 export type { RateCounters } from './limits/counters.js';
-export type { HistoryCounters } from './history/counters.js';
+export type { HistoryCounters, HistoryQuery } from './history/counters.js';
 export type { HistoryEntry } from './history/entries.js';
-export { MAX_HISTORY_WINDOW_MS } from './policy/history-operators.js';
+export { contributionOf, firstStepOf, stepMsOf, stepOf, tallyOf, TermTally, type TermReading } from './history/tally.js';
+export { historyTerm, MAX_HISTORY_WINDOW_MS, type HistoryTerm } from './policy/history-operators.js';
 export {
   attemptOn,
   LOGIN_QUIET_MS,

@@ -1,37 +1,48 @@
-import { MAX_HISTORY_WINDOW_MS, type HistoryCounters, type HistoryEntry, type PolicyEffect } from '@agov/domain';
+import {
+  contributionOf,
+  firstStepOf,
+  stepMsOf,
+  tallyOf,
+  type TermTally,
+  type HistoryCounters,
+  type HistoryEntry,
+  type HistoryQuery,
+  type HistoryTerm,
+  type PolicyEffect,
+  type TermReading,
+} from '@agov/domain';
 
 /**
- * The agents' recent evaluations in this process's memory (embedded mode, one process). An agent
- * not seen since the process started is loaded from its recorded traces first, so a restart
- * forgets nothing. Each call is synchronous once loaded, so it is atomic per agent.
+ * The agents' history terms tallied in this process's memory (embedded mode, one process). A
+ * term not held since the process started, or since the term first appeared in a rule, is
+ * tallied from the recorded traces first, so a restart forgets nothing. Each read is synchronous
+ * once its terms are held, so it is atomic per agent.
  */
 export class MemoryHistory implements HistoryCounters {
-  /** Per agent, oldest first. */
-  private readonly agents = new Map<string, HistoryEntry[]>();
+  /** Per agent, per term key. */
+  private readonly agents = new Map<string, Map<string, TermTally>>();
 
-  async read(
-    agentId: string,
-    { sinceMs, nowMs, reserve }: { sinceMs: number; nowMs: number; reserve: HistoryEntry | null },
-    recorded: (sinceMs: number) => Promise<HistoryEntry[]>,
-  ): Promise<HistoryEntry[]> {
-    if (!this.agents.has(agentId)) {
-      const loaded = await recorded(nowMs - MAX_HISTORY_WINDOW_MS);
-      // Another call may have loaded it meanwhile, and reserved since: keep what it holds.
-      if (!this.agents.has(agentId)) this.agents.set(agentId, loaded);
+  async read(agentId: string, { terms, nowMs, entry, reserve }: HistoryQuery, recorded: (sinceMs: number) => Promise<HistoryEntry[]>) {
+    const missing = terms.filter((term) => !this.agents.get(agentId)?.has(term.key));
+    if (missing.length > 0) {
+      const since = Math.min(...missing.map((term) => firstStepOf(term, nowMs) * stepMsOf(term)));
+      const entries = await recorded(since - 1);
+      const tallies = this.agents.get(agentId) ?? new Map<string, TermTally>();
+      this.agents.set(agentId, tallies);
+      // Another read may have tallied a term meanwhile, and counted since: keep what it holds.
+      for (const term of missing) if (!tallies.has(term.key)) tallies.set(term.key, tallyOf(term, entries));
     }
-    const entries = this.agents.get(agentId)!;
-    const kept = entries.findIndex((entry) => entry.atMs > nowMs - MAX_HISTORY_WINDOW_MS);
-    if (kept !== 0) entries.splice(0, kept === -1 ? entries.length : kept);
-    const found = entries.filter((entry) => entry.atMs > sinceMs);
-    if (reserve) entries.push(reserve);
-    return found;
+    const tallies = this.agents.get(agentId)!;
+    return terms.map((term): TermReading => tallies.get(term.key)!.read(nowMs, entry && contributionOf(term, entry), reserve));
   }
 
-  async settle(agentId: string, entry: HistoryEntry, decision: PolicyEffect | null): Promise<void> {
-    const entries = this.agents.get(agentId);
-    const index = entries?.findLastIndex((held) => held.traceId === entry.traceId) ?? -1;
-    if (index === -1) return;
-    if (decision) entries![index] = { ...entry, decision };
-    else entries!.splice(index, 1);
+  async settle(agentId: string, terms: readonly HistoryTerm[], entry: HistoryEntry, decision: PolicyEffect | null): Promise<void> {
+    if (!decision) {
+      this.agents.delete(agentId);
+      return;
+    }
+    const tallies = this.agents.get(agentId);
+    const decided = { ...entry, decision };
+    for (const term of terms) if (term.filter.decision) tallies?.get(term.key)?.add(entry.atMs, contributionOf(term, decided));
   }
 }

@@ -1,92 +1,138 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { MAX_HISTORY_WINDOW_MS, type HistoryCounters, type HistoryEntry, type PolicyEffect } from '@agov/domain';
+import {
+  contributionOf,
+  firstStepOf,
+  stepMsOf,
+  stepOf,
+  tallyOf,
+  type HistoryCounters,
+  type HistoryEntry,
+  type HistoryQuery,
+  type HistoryTerm,
+  type PolicyEffect,
+  type TermReading,
+} from '@agov/domain';
 
 /**
- * Per agent three keys: `ids`, a sorted set of trace ids scored by the ms they were decided at;
- * `entries`, a hash of each id's entry as JSON; `kept`, the marker that both hold the agent's
- * last MAX_HISTORY_WINDOW_MS. All three expire together, that long after the agent's last
- * evaluation. Without the marker (Redis lost its data, or never had it) nothing is answered:
- * the caller rebuilds from the recorded traces first, so a flushed Redis never lets a budget
- * be spent twice.
+ * Per agent and term two keys, as history/tally.ts tallies in memory: `…:t`, a hash of each
+ * step's total (`recent_count`, `recent_sum`) beside the field `kept`, the marker that the term
+ * is held; `…:v`, for `recent_distinct`, a sorted set of values scored by their last step. Both
+ * expire a window and a step after the term last counted an evaluation. Without the marker
+ * (Redis lost its data, the term is new, or it lapsed) nothing is answered: the caller tallies
+ * the recorded traces first, so a flushed Redis never lets a budget be spent twice.
  */
-const keysOf = (prefix: string, agentId: string) =>
-  ['kept', 'ids', 'entries'].map((name) => `${prefix}:history:${agentId}:${name}`) as [string, string, string];
+const keysOf = (prefix: string, agentId: string, term: HistoryTerm) => {
+  const name = `${prefix}:history:${agentId}:${createHash('sha256').update(term.key).digest('base64url').slice(0, 22)}`;
+  return [`${name}:t`, `${name}:v`];
+};
+
+const kindOf = (term: HistoryTerm) => (term.kind === 'recent_distinct' ? 'distinct' : 'total');
+const ttlOf = (term: HistoryTerm) => term.windowMs + stepMsOf(term);
 
 /**
- * One evaluate's read, atomic and in one round trip: drops entries past the kept span, returns
- * those decided after `since` (JSON), then reserves the current one. Nil without the marker.
- * KEYS: kept, ids, entries. ARGV: now ms, since ms, kept ms, then the reserved id and its JSON.
+ * One read, atomic and in one round trip, for any number of terms: drops the steps that left
+ * each term's window, answers its value before and with the evaluation's contribution as
+ * text, and with `reserve` adds that contribution. `{'missing', i…}` (1-based) when terms are
+ * not held, and then nothing is changed.
+ * KEYS: each term's two keys. ARGV: now ms, reserve (1 or 0), then per term its kind, window
+ * ms, step ms and contribution ('' for none).
  */
 const READ = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-local now, since, kept = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now - kept)
-for i = 1, #expired, 1000 do
-  redis.call('HDEL', KEYS[3], unpack(expired, i, math.min(i + 999, #expired)))
+local now, reserve = tonumber(ARGV[1]), ARGV[2] == '1'
+local missing = {'missing'}
+for i = 1, #KEYS / 2 do
+  if redis.call('HEXISTS', KEYS[2 * i - 1], 'kept') == 0 then missing[#missing + 1] = i end
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - kept)
-local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. since, '+inf')
-local found = {}
-for i = 1, #ids, 1000 do
-  local part = redis.call('HMGET', KEYS[3], unpack(ids, i, math.min(i + 999, #ids)))
-  for _, entry in ipairs(part) do if entry then found[#found + 1] = entry end end
+if #missing > 1 then return missing end
+local out = {}
+for i = 1, #KEYS / 2 do
+  local totals, values = KEYS[2 * i - 1], KEYS[2 * i]
+  local a = 2 + (i - 1) * 4
+  local kind, window, step, add = ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), ARGV[a + 4]
+  local first, at = math.floor((now - window) / step), math.floor(now / step)
+  local before, after = 0, 0
+  if kind == 'distinct' then
+    redis.call('ZREMRANGEBYSCORE', values, '-inf', '(' .. first)
+    before = redis.call('ZCARD', values)
+    after = before
+    if add ~= '' then
+      if not redis.call('ZSCORE', values, add) then after = before + 1 end
+      if reserve then redis.call('ZADD', values, 'GT', at, add) end
+    end
+  else
+    local fields = redis.call('HGETALL', totals)
+    for j = 1, #fields, 2 do
+      if fields[j] ~= 'kept' then
+        if tonumber(fields[j]) < first then redis.call('HDEL', totals, fields[j]) else before = before + tonumber(fields[j + 1]) end
+      end
+    end
+    after = before
+    if add ~= '' then
+      after = before + tonumber(add)
+      if reserve then redis.call('HINCRBYFLOAT', totals, at, add) end
+    end
+  end
+  if reserve then
+    redis.call('PEXPIRE', totals, window + step)
+    redis.call('PEXPIRE', values, window + step)
+  end
+  out[#out + 1] = string.format('%.17g', before)
+  out[#out + 1] = string.format('%.17g', after)
 end
-if ARGV[4] then
-  redis.call('ZADD', KEYS[2], now, ARGV[4])
-  redis.call('HSET', KEYS[3], ARGV[4], ARGV[5])
-  for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, kept) end
-end
-return found
+return out
 `;
 
 /**
- * Entries rebuilt from traces. KEYS: kept, ids, entries. ARGV: kept ms, 1 to set the marker
- * (the last part), then per entry its ms, id and JSON. An entry written meanwhile by a settle is
- * overwritten by the recorded one, which is the truth.
+ * A term tallied from the traces. KEYS: its two keys. ARGV: kind, ttl ms, 1 to set the marker
+ * (the last part), then pairs: a step and its total, or a value and its last step. A no-op once
+ * the term is held: a rebuild that came first, and what was counted since, stay.
  */
 const RESTORE = `
-local kept = tonumber(ARGV[1])
-for i = 3, #ARGV, 3 do
-  redis.call('ZADD', KEYS[2], ARGV[i], ARGV[i + 1])
-  redis.call('HSET', KEYS[3], ARGV[i + 1], ARGV[i + 2])
+if redis.call('HEXISTS', KEYS[1], 'kept') == 1 then return 0 end
+for i = 4, #ARGV, 2 do
+  if ARGV[1] == 'distinct' then redis.call('ZADD', KEYS[2], 'GT', ARGV[i + 1], ARGV[i])
+  else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 end
-if ARGV[2] == '1' then redis.call('SET', KEYS[1], '1') end
-for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, kept) end
+if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'kept', '1') end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return 1
 `;
 
 /**
- * A reserved entry decided (ARGV: id, its ms, its JSON) or forgotten (ARGV: id only). A decided
- * entry is written again should Redis have lost it since its reservation, once the agent's
- * history is kept again (its trace is written, and a rebuild from then on reads it); without
- * the marker the coming rebuild reads it from its trace.
+ * A recorded evaluation counted by the terms its decision passes. KEYS: each term's two keys.
+ * ARGV: per term its kind, ttl ms, the step it was decided in, and its contribution. A term not
+ * held is left alone: its rebuild reads the evaluation from its trace.
  */
 const SETTLE = `
-if not ARGV[2] then
-  redis.call('ZREM', KEYS[2], ARGV[1])
-  redis.call('HDEL', KEYS[3], ARGV[1])
-  return 1
+for i = 1, #KEYS / 2 do
+  local totals, values = KEYS[2 * i - 1], KEYS[2 * i]
+  local a = (i - 1) * 4
+  if redis.call('HEXISTS', totals, 'kept') == 1 then
+    if ARGV[a + 1] == 'distinct' then redis.call('ZADD', values, 'GT', ARGV[a + 3], ARGV[a + 4])
+    else redis.call('HINCRBYFLOAT', totals, ARGV[a + 3], ARGV[a + 4]) end
+    redis.call('PEXPIRE', totals, ARGV[a + 2])
+    redis.call('PEXPIRE', values, ARGV[a + 2])
+  end
 end
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
 return 1
 `;
 
-/** Entries restored per script call: bounded arguments, while the marker waits for the last part. */
+/** Pairs restored per script call: bounded arguments, while the marker waits for the last part. */
 const RESTORE_PART = 1_000;
 
 interface Scripts {
-  agovHistoryRead(...args: (string | number)[]): Promise<string[] | null>;
+  agovHistoryRead(...args: (string | number)[]): Promise<(string | number)[]>;
   agovHistoryRestore(...args: (string | number)[]): Promise<number>;
   agovHistorySettle(...args: (string | number)[]): Promise<number>;
 }
 
 /**
- * The agents' recent evaluations in Redis, shared by every API process, on the rate counters'
- * connection and prefix. Unlike the rate counters it never falls back to memory: a process's
- * own count would let a budget be spent again, so a Redis that cannot answer fails the
- * conditions that read it (they deny).
+ * The agents' history terms tallied in Redis, shared by every API process, on the rate
+ * counters' connection and prefix. Unlike the rate counters it never falls back to memory: a
+ * process's own count would let a budget be spent again, so a Redis that cannot answer fails
+ * the conditions that read it (they deny).
  */
 export class RedisHistory implements HistoryCounters {
   private readonly redis: Redis & Scripts;
@@ -95,44 +141,54 @@ export class RedisHistory implements HistoryCounters {
     redis: Redis,
     private readonly prefix: string,
   ) {
-    redis.defineCommand('agovHistoryRead', { numberOfKeys: 3, lua: READ });
-    redis.defineCommand('agovHistoryRestore', { numberOfKeys: 3, lua: RESTORE });
-    redis.defineCommand('agovHistorySettle', { numberOfKeys: 3, lua: SETTLE });
+    // The number of keys comes first in each call: one read serves any number of terms.
+    redis.defineCommand('agovHistoryRead', { lua: READ });
+    redis.defineCommand('agovHistoryRestore', { numberOfKeys: 2, lua: RESTORE });
+    redis.defineCommand('agovHistorySettle', { lua: SETTLE });
     this.redis = redis as Redis & Scripts;
   }
 
   async read(
     agentId: string,
-    { sinceMs, nowMs, reserve }: { sinceMs: number; nowMs: number; reserve: HistoryEntry | null },
+    { terms, nowMs, entry, reserve }: HistoryQuery,
     recorded: (sinceMs: number) => Promise<HistoryEntry[]>,
-  ): Promise<HistoryEntry[]> {
-    const keys = keysOf(this.prefix, agentId);
-    const reserved = reserve ? [reserve.traceId, JSON.stringify(reserve)] : [];
-    const readOnce = () => this.redis.agovHistoryRead(...keys, nowMs, sinceMs, MAX_HISTORY_WINDOW_MS, ...reserved);
-    let found = await readOnce();
-    if (found === null) {
-      await this.restore(keys, await recorded(nowMs - MAX_HISTORY_WINDOW_MS));
-      found = await readOnce();
-      if (found === null) throw new Error('history counters lost again while rebuilding');
+  ): Promise<TermReading[]> {
+    const keys = terms.flatMap((term) => keysOf(this.prefix, agentId, term));
+    const args = terms.flatMap((term) => {
+      const contribution = entry && contributionOf(term, entry);
+      return [kindOf(term), term.windowMs, stepMsOf(term), contribution === null ? '' : String(contribution)];
+    });
+    const readOnce = () => this.redis.agovHistoryRead(keys.length, ...keys, nowMs, reserve ? 1 : 0, ...args);
+    let answer = await readOnce();
+    if (answer[0] === 'missing') {
+      const missing = answer.slice(1).map((index) => terms[Number(index) - 1]!);
+      const since = Math.min(...missing.map((term) => firstStepOf(term, nowMs) * stepMsOf(term)));
+      const entries = await recorded(since - 1);
+      for (const term of missing) await this.restore(keysOf(this.prefix, agentId, term), term, entries);
+      answer = await readOnce();
+      if (answer[0] === 'missing') throw new Error('history counters lost again while rebuilding');
     }
-    return found.map((entry) => JSON.parse(entry) as HistoryEntry);
+    return terms.map((_, index) => ({ before: Number(answer[2 * index]), after: Number(answer[2 * index + 1]) }));
   }
 
-  async settle(agentId: string, entry: HistoryEntry, decision: PolicyEffect | null): Promise<void> {
-    const decided = decision ? [entry.atMs, JSON.stringify({ ...entry, decision })] : [];
-    await this.redis.agovHistorySettle(...keysOf(this.prefix, agentId), entry.traceId, ...decided).catch(() => undefined);
+  async settle(agentId: string, terms: readonly HistoryTerm[], entry: HistoryEntry, decision: PolicyEffect | null): Promise<void> {
+    const keys = (of: readonly HistoryTerm[]) => of.flatMap((term) => keysOf(this.prefix, agentId, term));
+    if (!decision) {
+      await this.redis.del(...keys(terms)).catch(() => undefined);
+      return;
+    }
+    const decided = { ...entry, decision };
+    const counted = terms.filter((term) => term.filter.decision && contributionOf(term, decided) !== null);
+    if (counted.length === 0) return;
+    const args = counted.flatMap((term) => [kindOf(term), ttlOf(term), stepOf(term, entry.atMs), String(contributionOf(term, decided))]);
+    await this.redis.agovHistorySettle(counted.length * 2, ...keys(counted), ...args).catch(() => undefined);
   }
 
-  private async restore(keys: [string, string, string], entries: HistoryEntry[]): Promise<void> {
-    for (let start = 0; start === 0 || start < entries.length; start += RESTORE_PART) {
-      const part = entries.slice(start, start + RESTORE_PART);
-      const last = start + RESTORE_PART >= entries.length ? 1 : 0;
-      await this.redis.agovHistoryRestore(
-        ...keys,
-        MAX_HISTORY_WINDOW_MS,
-        last,
-        ...part.flatMap((entry) => [entry.atMs, entry.traceId, JSON.stringify(entry)]),
-      );
+  private async restore(keys: string[], term: HistoryTerm, entries: readonly HistoryEntry[]): Promise<void> {
+    const held = [...tallyOf(term, entries).held()];
+    for (let start = 0; start === 0 || start < held.length; start += RESTORE_PART) {
+      const last = start + RESTORE_PART >= held.length ? 1 : 0;
+      await this.redis.agovHistoryRestore(...keys, kindOf(term), ttlOf(term), last, ...held.slice(start, start + RESTORE_PART).flat());
     }
   }
 }

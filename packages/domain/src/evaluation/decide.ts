@@ -5,7 +5,7 @@ import { notFound } from '../support/errors.js';
 import { ConditionBudget } from '../policy/condition-budget.js';
 import type { HistoryValues } from '../policy/history-operators.js';
 import { entryOf } from '../history/entries.js';
-import { historyTermsOf, readHistory, valuesWith } from '../history/read.js';
+import { historyTermsOf, readHistory, valuesOf } from '../history/read.js';
 import type { DecisionInputs } from '../caches/decision-inputs.js';
 import { decisionInputsOf } from './decision-inputs.js';
 import { compareRules, firstMatchingRule, type ActionRequest, type PolicyEffect, type RuleMatch } from '../policy/matching.js';
@@ -128,9 +128,11 @@ export interface DryRunRequest extends EvaluationRequest {
 export async function dryRun(deps: EvaluationDeps, tenantId: string, request: DryRunRequest): Promise<Decision> {
   const inputs = await loadDecisionInputs(deps, tenantId, request.agent_id);
   const terms = historyTermsOf(inputs);
-  const current = entryOf('', deps.clock.now().getTime(), request, {});
+  const entry = entryOf('', deps.clock.now().getTime(), request, {});
   const history =
-    terms.length === 0 ? undefined : valuesWith(terms, await readHistory(deps, inputs.agent, terms, current.atMs, null), current);
+    terms.length === 0
+      ? undefined
+      : valuesOf(terms, await readHistory(deps, inputs.agent, { terms, nowMs: entry.atMs, entry, reserve: false }));
   const decision = decide(inputs, request, {}, history);
   return (request.include_shadow && shadowDecision(inputs, request, {}, decision, history)) || decision;
 }

@@ -14,7 +14,7 @@ import { actionDigest } from './action-digest.js';
 import { decide, loadDecisionInputs, shadowDecision, type Decision, type EvaluationRequest } from './decide.js';
 import { evaluationEvents } from './evaluation-events.js';
 import { entryOf } from '../history/entries.js';
-import { historyTermsOf, readHistory, valuesWith } from '../history/read.js';
+import { historyTermsOf, readHistory, valuesOf } from '../history/read.js';
 import { budgetCrossings, budgetsOf, type BudgetCrossing } from '../history/budgets.js';
 import { presentBudgetCrossing } from '../presenters/agents.js';
 import type { HistoryValues } from '../policy/history-operators.js';
@@ -57,10 +57,10 @@ export async function evaluate(deps: EvaluationDeps, principal: Principal, input
   const terms = historyTermsOf(inputs);
   if (terms.length === 0) return decideAndRecord(deps, principal, input, { ...deciding, history: undefined, crossings: [] });
   const entry = entryOf(deciding.trace.id, deciding.now.getTime(), input, deciding.context);
-  const recent = await readHistory(deps, inputs.agent, terms, entry.atMs, entry);
-  const history = valuesWith(terms, recent, entry);
-  const crossings = recent ? budgetCrossings(budgetsOf(inputs), recent, entry, history) : [];
-  // The reserved history entry takes the recorded decision, or goes should the trace not be written.
+  const readings = await readHistory(deps, inputs.agent, { terms, nowMs: entry.atMs, entry, reserve: true });
+  const history = valuesOf(terms, readings);
+  const crossings = readings ? budgetCrossings(budgetsOf(inputs), terms, readings) : [];
+  // The reserved entry counts for the decision filters once recorded, or goes should the trace not be written.
   // Not awaited: only a `decision` filter reads the decision, and such a filter counts decisions made.
   let recorded: PolicyEffect | null = null;
   try {
@@ -68,7 +68,7 @@ export async function evaluate(deps: EvaluationDeps, principal: Principal, input
     recorded = result.decision;
     return result;
   } finally {
-    void deps.history.settle(inputs.agent.id, entry, recorded);
+    void deps.history.settle(inputs.agent.id, terms, entry, recorded);
   }
 }
 

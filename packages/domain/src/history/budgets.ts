@@ -1,9 +1,9 @@
 import type { PolicyRuleRow } from '@agov/db';
 import type { DecisionInputs } from '../caches/decision-inputs.js';
-import { historyTerm, isHistoryOperator, type HistoryTerm, type HistoryValues } from '../policy/history-operators.js';
+import { historyTerm, isHistoryOperator, type HistoryTerm } from '../policy/history-operators.js';
 import type { HistoryDeps } from './deps.js';
-import { historyValues, type HistoryEntry } from './entries.js';
 import { readHistory } from './read.js';
+import type { TermReading } from './tally.js';
 
 /**
  * A limit an enforced rule sets on a history value: a comparison of one history operator with
@@ -68,29 +68,23 @@ function budgetOf(rule: PolicyRuleRow, operand: unknown): Budget | null {
 }
 
 /**
- * The thresholds the evaluation `current` takes its agent's budgets past: those below which the
- * recorded entries alone stay and which the values with it included (`after`) reach. A budget
- * that falls back as its window slides fires again when it next climbs.
+ * The thresholds an evaluation takes its agent's budgets past: those the terms' values were
+ * below just before it (`readings[i].before`, for `terms[i]`) and reach with it. A budget that
+ * falls back as its window slides fires again when it next climbs.
  */
 export function budgetCrossings(
   budgets: readonly Budget[],
-  recorded: readonly HistoryEntry[],
-  current: HistoryEntry,
-  after: HistoryValues,
+  terms: readonly HistoryTerm[],
+  readings: readonly TermReading[],
 ): BudgetCrossing[] {
   if (budgets.length === 0) return [];
-  const before = historyValues(
-    budgets.map((budget) => budget.term),
-    recorded,
-    current.atMs,
-  );
+  const byKey = new Map(terms.map((term, index) => [term.key, readings[index]!]));
   return budgets.flatMap((budget) => {
-    const used = after.get(budget.term.key) ?? 0;
-    const was = before.get(budget.term.key) ?? 0;
+    const { before, after } = byKey.get(budget.term.key)!;
     return BUDGET_THRESHOLDS.filter((percent) => {
       const at = (budget.limit * percent) / 100;
-      return was < at && used >= at;
-    }).map((threshold) => ({ budget, used, threshold }));
+      return before < at && after >= at;
+    }).map((threshold) => ({ budget, used: after, threshold }));
   });
 }
 
@@ -99,8 +93,6 @@ export async function budgetUse(deps: HistoryDeps, inputs: DecisionInputs): Prom
   const budgets = budgetsOf(inputs);
   if (budgets.length === 0) return [];
   const terms = budgets.map((budget) => budget.term);
-  const nowMs = deps.clock.now().getTime();
-  const recorded = await readHistory(deps, inputs.agent, terms, nowMs, null);
-  const values = recorded && historyValues(terms, recorded, nowMs);
-  return budgets.map((budget) => ({ budget, used: values?.get(budget.term.key) ?? null }));
+  const readings = await readHistory(deps, inputs.agent, { terms, nowMs: deps.clock.now().getTime(), entry: null, reserve: false });
+  return budgets.map((budget, index) => ({ budget, used: readings ? readings[index]!.before : null }));
 }

@@ -1,27 +1,35 @@
+import type { HistoryTerm } from '../policy/history-operators.js';
 import type { PolicyEffect } from '../policy/matching.js';
 import type { HistoryEntry } from './entries.js';
+import type { TermReading } from './tally.js';
+
+/** What one read of the counters asks: the terms, the instant, and the evaluation being decided if any. */
+export interface HistoryQuery {
+  terms: readonly HistoryTerm[];
+  nowMs: number;
+  /** Counted in each `after`; null for a read of the values alone (the agent detail). */
+  entry: HistoryEntry | null;
+  /** Whether the counters keep `entry` at once, so that concurrent evaluations count it (evaluate; not the dry run). */
+  reserve: boolean;
+}
 
 /**
- * Where the agents' recent evaluations live for the history operators: Redis, shared by every
- * API process, or this process's memory (embedded mode). Either keeps each agent's last
- * MAX_HISTORY_WINDOW_MS of entries, and starts from the recorded traces (`recorded`) when it
- * holds nothing for an agent: after Redis lost its data, or when the process started.
+ * Where the agents' history terms are tallied, per term and step of its window (history/tally.ts):
+ * Redis, shared by every API process, or this process's memory (embedded mode). A term the
+ * counters do not hold for an agent (it is new, Redis lost its data, the process started) is
+ * rebuilt first from the recorded traces (`recorded`), so that a budget is never spent twice.
  */
 export interface HistoryCounters {
   /**
-   * The agent's entries decided after `sinceMs`, in one atomic step with reserving `reserve`
-   * when given (it then counts for concurrent evaluations at once, as the one being decided).
-   * Throws when the store cannot answer; the conditions reading it then fail closed.
+   * Each term's value before and with `entry`, in one atomic step with keeping it when
+   * `reserve` is set. Throws when the store cannot answer; the conditions reading it then fail closed.
    */
-  read(
-    agentId: string,
-    query: { sinceMs: number; nowMs: number; reserve: HistoryEntry | null },
-    recorded: (sinceMs: number) => Promise<HistoryEntry[]>,
-  ): Promise<HistoryEntry[]>;
+  read(agentId: string, query: HistoryQuery, recorded: (sinceMs: number) => Promise<HistoryEntry[]>): Promise<TermReading[]>;
   /**
-   * A reserved entry once its evaluation is recorded (with its decision), or forgotten when it
-   * was not (`decision` null). Never rejects: a failure leaves the entry undecided until the
-   * agent's history is next rebuilt from traces.
+   * A reserved entry once its evaluation is recorded: the terms filtered by `decision` count it
+   * now. When it was not recorded (`decision` null) the agent's terms are dropped, to be rebuilt
+   * from the traces at the next read. Never rejects: should the store not answer, the next
+   * rebuild reads the entry from its trace.
    */
-  settle(agentId: string, entry: HistoryEntry, decision: PolicyEffect | null): Promise<void>;
+  settle(agentId: string, terms: readonly HistoryTerm[], entry: HistoryEntry, decision: PolicyEffect | null): Promise<void>;
 }

@@ -3,7 +3,9 @@ import type { AgentRow } from '@agov/db';
 import type { DecisionInputs } from '../caches/decision-inputs.js';
 import { historyTermsIn, type HistoryTerm, type HistoryValues } from '../policy/history-operators.js';
 import type { HistoryDeps } from './deps.js';
-import { historyValues, type HistoryEntry } from './entries.js';
+import type { HistoryQuery } from './counters.js';
+import type { HistoryEntry } from './entries.js';
+import type { TermReading } from './tally.js';
 
 /**
  * Computed once per cached DecisionInputs (a new one is built whenever the agent or its rules
@@ -24,36 +26,24 @@ export function historyTermsOf(inputs: DecisionInputs): readonly HistoryTerm[] {
   return terms;
 }
 
-/** No values: every history operator fails, and its rule denies. */
-const UNREADABLE: HistoryValues = new Map();
-
 /**
- * The agent's entries decided in the longest of `terms`' windows up to `nowMs`: one call to the
- * counters, however many terms. With `reserve` (evaluate, which settles it once recorded) the
- * counters keep that entry at once, in the same step; the dry run and the agent detail only
- * read. Null when the counters cannot answer.
+ * Each term's value before and with `entry` (see HistoryQuery): one call to the counters,
+ * however many terms. Null when the counters cannot answer.
  */
-export async function readHistory(
-  deps: HistoryDeps,
-  agent: AgentRow,
-  terms: readonly HistoryTerm[],
-  nowMs: number,
-  reserve: HistoryEntry | null,
-): Promise<HistoryEntry[] | null> {
-  const sinceMs = nowMs - Math.max(...terms.map((term) => term.windowMs));
+export async function readHistory(deps: HistoryDeps, agent: AgentRow, query: HistoryQuery): Promise<TermReading[] | null> {
   try {
-    return await deps.history.read(agent.id, { sinceMs, nowMs, reserve }, (from) => recordedHistory(deps, agent, from, nowMs));
+    return await deps.history.read(agent.id, query, (sinceMs) => recordedHistory(deps, agent, sinceMs, query.nowMs));
   } catch {
     return null;
   }
 }
 
-/** The values of `terms` for the evaluation `current`, it included, over what `readHistory` read. */
-export const valuesWith = (
-  terms: readonly HistoryTerm[],
-  recorded: readonly HistoryEntry[] | null,
-  current: HistoryEntry,
-): HistoryValues => (recorded === null ? UNREADABLE : historyValues(terms, [...recorded, current], current.atMs));
+/** No values: every history operator fails, and its rule denies. */
+const UNREADABLE: HistoryValues = new Map();
+
+/** The values the operators read: each term's with the evaluation being decided. */
+export const valuesOf = (terms: readonly HistoryTerm[], readings: readonly TermReading[] | null): HistoryValues =>
+  readings === null ? UNREADABLE : new Map(terms.map((term, index) => [term.key, readings[index]!.after]));
 
 /**
  * The agent's evaluations recorded after `sinceMs` and up to `nowMs`, from its traces and the

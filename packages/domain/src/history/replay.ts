@@ -1,27 +1,36 @@
-import { MAX_HISTORY_WINDOW_MS, type HistoryTerm, type HistoryValues } from '../policy/history-operators.js';
+import type { HistoryTerm, HistoryValues } from '../policy/history-operators.js';
 import type { PolicyEffect } from '../policy/matching.js';
-import { historyValues, type HistoryEntry } from './entries.js';
+import type { HistoryEntry } from './entries.js';
+import { contributionOf, TermTally } from './tally.js';
 
 /**
  * The history operators over evaluations replayed in the order they were decided (the what-if
  * simulation): each sees the replayed evaluations of its agent before it, with the decisions
- * they got in the replay, and itself. Nothing before the first one replayed is known.
+ * they got in the replay, and itself, tallied as the live counters tally them. Nothing before
+ * the first one replayed is known.
  */
 export class HistoryReplay {
-  private readonly byAgent = new Map<string, HistoryEntry[]>();
+  /** Per agent, per term key. */
+  private readonly tallies = new Map<string, Map<string, TermTally>>();
 
   /** The values of `terms` for `entry`, the next evaluation of `agentId`, it included. */
   valuesFor(agentId: string, terms: readonly HistoryTerm[], entry: HistoryEntry): HistoryValues {
-    const entries = this.byAgent.get(agentId) ?? [];
-    // Entries come oldest first: those past the longest window can never count again.
-    const kept = entries.findIndex((earlier) => earlier.atMs > entry.atMs - MAX_HISTORY_WINDOW_MS);
-    if (kept !== 0) entries.splice(0, kept === -1 ? entries.length : kept);
-    this.byAgent.set(agentId, entries);
-    return historyValues(terms, [...entries, entry], entry.atMs);
+    const values = new Map<string, number>();
+    for (const term of terms) values.set(term.key, this.tally(agentId, term).read(entry.atMs, contributionOf(term, entry), true).after);
+    return values;
   }
 
-  /** `entry` decided: later evaluations of its agent count it. */
-  add(agentId: string, entry: HistoryEntry, decision: PolicyEffect): void {
-    this.byAgent.get(agentId)?.push({ ...entry, decision });
+  /** `entry` decided: the terms filtered by a decision count it from now on. */
+  add(agentId: string, terms: readonly HistoryTerm[], entry: HistoryEntry, decision: PolicyEffect): void {
+    const decided = { ...entry, decision };
+    for (const term of terms) if (term.filter.decision) this.tally(agentId, term).add(entry.atMs, contributionOf(term, decided));
+  }
+
+  private tally(agentId: string, term: HistoryTerm): TermTally {
+    const ofAgent = this.tallies.get(agentId) ?? new Map<string, TermTally>();
+    this.tallies.set(agentId, ofAgent);
+    const tally = ofAgent.get(term.key) ?? new TermTally(term);
+    ofAgent.set(term.key, tally);
+    return tally;
   }
 }

@@ -121,7 +121,7 @@ export async function simulate(
           ? throttledDecision(ruled, { limit: throttled.limit, max: throttled.max, effect: throttled.throttle_effect })
           : ruled;
         tally.add(row, decision.effect, decision.rule);
-        if (entry) replay.add(inputs.agent.id, entry, decision.effect);
+        if (entry) replay.add(inputs.agent.id, terms, entry, decision.effect);
       }
     }
     return { ...tally.result(), created: draft.created };

@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { historyTerm, type HistoryCounters, type HistoryEntry, type HistoryTerm, type PolicyEffect } from '@agov/domain';
+import { MemoryHistory } from './history-store-memory.js';
+import { RedisHistory } from './history-store-redis.js';
+
+/*
+ * Both history stores against the definition of a term's value, written out naively over every
+ * evaluation (docs/rate-limits.md, "History counters"): an evaluation at `t` counts at `now` when
+ * floor(t / step) >= floor((now - window) / step). Random evaluations, clocks and decisions; the
+ * memory store is the domain's TermTally, and the Redis store's scripts must agree with it on a
+ * real Redis, also after both lost what they held and rebuilt from the recorded evaluations.
+ */
+const REDIS_URL = 'redis://127.0.0.1:6379';
+const prefix = `agov-test-${randomUUID()}`;
+let connection: Redis;
+beforeAll(() => {
+  connection = new Redis(REDIS_URL);
+});
+afterAll(async () => {
+  const keys = await connection.keys(`${prefix}:*`);
+  if (keys.length > 0) await connection.del(...keys);
+  await connection.quit();
+});
+
+const term = (kind: HistoryTerm['kind'], operand: unknown[]): HistoryTerm => {
+  const made = historyTerm(kind, operand);
+  if (!('key' in made)) throw new Error(made.problem);
+  return made;
+};
+const TERMS = [
+  term('recent_count', ['10s']),
+  term('recent_count', ['2m', { decision: 'deny' }]),
+  term('recent_sum', ['context.amount', '90s', { resource_scope: 'repo/*' }]),
+  term('recent_distinct', ['resource_scope', '1m']),
+  term('recent_distinct', ['context.amount', '1h', { decision: 'allow' }]),
+];
+
+/** The definition: each term's value at `nowMs` over `entries`, written out. */
+function naive(entries: readonly HistoryEntry[], nowMs: number) {
+  return TERMS.map((t) => {
+    const step = Math.max(1_000, Math.floor(t.windowMs / 60_000) * 1_000);
+    const counted = entries.filter(
+      (entry) =>
+        Math.floor(entry.atMs / step) >= Math.floor((nowMs - t.windowMs) / step) &&
+        (t.filter.decision === undefined || t.filter.decision === entry.decision) &&
+        (t.filter.resource_scope === undefined || entry.resource_scope.startsWith('repo/')),
+    );
+    if (t.kind === 'recent_count') return counted.length;
+    if (t.kind === 'recent_sum')
+      return counted.reduce((sum, entry) => sum + (typeof entry.context.amount === 'number' ? entry.context.amount : 0), 0);
+    const field = (entry: HistoryEntry) => (t.field === 'resource_scope' ? entry.resource_scope : entry.context.amount);
+    return new Set(counted.map((entry) => JSON.stringify(field(entry))).filter((value) => value !== undefined)).size;
+  });
+}
+
+const step = fc.record({
+  elapsedMs: fc.oneof(fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 0, max: 70_000 })),
+  scope: fc.constantFrom('repo/a', 'repo/b', 'docs/c'),
+  amount: fc.oneof(fc.integer({ min: -3, max: 50 }), fc.constant('many')),
+  decision: fc.constantFrom<PolicyEffect>('allow', 'deny', 'approval_required'),
+  reserve: fc.boolean(),
+  forgetAll: fc.boolean(),
+});
+
+it('both stores give each term the value its definition gives, before and with each evaluation, also once rebuilt', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), fc.integer({ min: 0, max: 3_599_999 }), async (steps, offset) => {
+      const agentId = randomUUID();
+      let stores: HistoryCounters[] = [new MemoryHistory(), new RedisHistory(connection, prefix)];
+      const recorded: HistoryEntry[] = [];
+      const fromRecorded = async (sinceMs: number) => recorded.filter((entry) => entry.atMs > sinceMs);
+      let nowMs = 1_800_000_000_000 + offset;
+      for (const [index, { elapsedMs, scope, amount, decision, reserve, forgetAll }] of steps.entries()) {
+        nowMs += elapsedMs;
+        const entry: HistoryEntry = {
+          traceId: `t${index}`,
+          atMs: nowMs,
+          operation: 'write',
+          target_integration: 'github',
+          resource_scope: scope,
+          decision: null,
+          context: { amount },
+        };
+        const before = naive(recorded, nowMs);
+        const after = naive([...recorded, entry], nowMs);
+        const expected = TERMS.map((_, i) => ({ before: before[i], after: after[i] }));
+        for (const store of stores) {
+          expect(await store.read(agentId, { terms: TERMS, nowMs, entry, reserve }, fromRecorded)).toEqual(expected);
+          if (reserve) await store.settle(agentId, TERMS, entry, decision);
+        }
+        if (reserve) recorded.push({ ...entry, decision });
+        // Both lose what they held: the next read rebuilds every term from what was recorded.
+        if (forgetAll && index % 5 === 4) {
+          await connection.del(...(await connection.keys(`${prefix}:history:${agentId}:*`)));
+          stores = [new MemoryHistory(), stores[1]!];
+        }
+      }
+    }),
+    { numRuns: 60 },
+  );
+}, 120_000);
+
+it('a reserved evaluation whose trace was not written is forgotten: the terms are rebuilt from what was recorded', async () => {
+  const agentId = randomUUID();
+  const recorded: HistoryEntry[] = [];
+  const nowMs = 1_800_000_000_000;
+  const entry = (traceId: string): HistoryEntry => ({
+    traceId,
+    atMs: nowMs,
+    operation: 'write',
+    target_integration: 'github',
+    resource_scope: 'repo/a',
+    decision: null,
+    context: { amount: 7 },
+  });
+  for (const store of [new MemoryHistory(), new RedisHistory(connection, prefix)]) {
+    const read = () => store.read(agentId, { terms: [TERMS[0]!], nowMs, entry: null, reserve: false }, async () => recorded);
+    await store.read(agentId, { terms: [TERMS[0]!], nowMs, entry: entry('kept'), reserve: true }, async () => recorded);
+    await store.settle(agentId, [TERMS[0]!], entry('kept'), 'allow');
+    recorded.push({ ...entry('kept'), decision: 'allow' });
+    await store.read(agentId, { terms: [TERMS[0]!], nowMs, entry: entry('lost'), reserve: true }, async () => recorded);
+    expect(await read()).toEqual([{ before: 2, after: 2 }]);
+    await store.settle(agentId, [TERMS[0]!], entry('lost'), null);
+    expect(await read()).toEqual([{ before: 1, after: 1 }]);
+    recorded.length = 0;
+  }
+});
