@@ -8,10 +8,11 @@
  * with a worker process consuming from Redis, alternating in ABBA order so that whatever else
  * the machine does falls on both sides alike. evaluate → allow takes its turns together with the
  * same call for an agent that also has a shadow rule that would deny it (the most a shadow rule
- * costs: its pass runs and a row is recorded on every call), and with the same call for a tenant
- * that turned on grants for allowed actions (a signature and a row on every call); the bench
- * reports their ratios to it. After each turn a worker finishes what is left, timed, so no turn inherits work from another; the bench reports the effects left when the
- * load stopped, how long they took, and the ratio of the two sides' rates, overall and per
+ * costs: its pass runs and a row is recorded on every call), for an agent whose matching rule
+ * reads three history terms (one script call in Redis on every call, bench/tenant.ts), and for a
+ * tenant that turned on grants for allowed actions (a signature and a row on every call); the
+ * bench reports their ratios to it. After each turn a worker finishes what is left, timed, so no
+ * turn inherits work from another; the bench reports the effects left when the load stopped, how long they took, and the ratio of the two sides' rates, overall and per
  * round. Every response must be 2xx and a sample of bodies must carry the expected decision,
  * or the bench fails.
  *
@@ -27,9 +28,14 @@
  *
  * BENCH_RATE_LIMITER=compare runs only evaluate → allow against two APIs side by side, one
  * whose rate-limit counters are in Redis and one that counts in its own memory, in alternating
- * short turns, and reports both and their ratio (see compareRateLimiter).
+ * short turns, and reports both and their ratio (see compareRateLimiter). BENCH_HISTORY=embedded
+ * runs only evaluate → allow against the same with three history conditions, in embedded mode
+ * (see compareHistoryEmbedded).
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { dropRedisPrefixes, freePort } from '../test/processes.js';
@@ -39,8 +45,8 @@ import { build, call, cpuPerRequest, root, freshDatabase, outboxWatch, startServ
 import { seedTenant } from './tenant.js';
 
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-/** Turns per side when comparing where the rate-limit counters live. */
-const LIMITER_ROUNDS = 8;
+/** Turns per side when two sides alternate (`alternate`). */
+const ALTERNATE_ROUNDS = 8;
 type Side = 'none' | 'worker' | 'bare';
 const SIDE_NAMES: Record<Side, string> = { none: 'none', worker: '1 process', bare: 'bare sender' };
 
@@ -89,6 +95,7 @@ function summary(title: string, side: Side, turns: readonly Turn[]) {
 async function main() {
   build();
   if (process.env.BENCH_RATE_LIMITER === 'compare') return compareRateLimiter();
+  if (process.env.BENCH_HISTORY === 'embedded') return compareHistoryEmbedded();
   const database = await freshDatabase();
   const [{ synchronous_commit }] = (await database.admin`show synchronous_commit`) as unknown as [{ synchronous_commit: string }];
   // Development mode: the only difference that matters here is that webhooks may go to the
@@ -108,17 +115,13 @@ async function main() {
     console.log(`\nPostgreSQL synchronous_commit=${synchronous_commit}; ${connections} connections\n`);
     // The worker's side comes before the bare side in the first round: it delivers the envelope the bare side posts.
     // Scenarios listed together take turns with one another as well as with their sides, so that their rates compare.
-    const allow: Scenario = {
-      title: 'evaluate → allow',
-      path: '/api/v1/evaluate',
-      body: seed.allowAction,
-      expect: (b) => b.decision === 'allow',
-    };
+    const allow = allowScenario(seed.allowAction);
     const evaluations: { scenarios: readonly Scenario[]; sides: readonly Side[] }[] = [
       {
         scenarios: [
           allow,
           { ...allow, title: 'evaluate → allow, a shadow rule would deny', body: seed.shadowAction },
+          { ...allow, title: 'evaluate → allow, three history conditions', body: seed.historyAction },
           {
             title: 'evaluate → allow with a grant',
             path: '/api/v1/evaluate',
@@ -274,41 +277,79 @@ async function compareRateLimiter() {
       services.push(await startService(database.url, { env: { NODE_ENV: 'development', REDIS_URL: side.redis, QUEUE_PREFIX: prefix } }));
     // Seeded once, through the first service; the second finds it in the database.
     const seeded = await seedTenant(services[0]!.url, 'http://127.0.0.1:9/unused');
-    const scenario: Scenario = {
-      title: 'evaluate → allow',
-      path: '/api/v1/evaluate',
-      body: seeded.allowAction,
-      expect: (b) => b.decision === 'allow',
-    };
-    for (const service of services) await drive(service.url, seeded.auth, scenario, WARM_UP_S);
-
-    // Short turns in ABBA order, so that whatever else the machine does falls on both sides alike.
-    const turnS = Math.max(2, Math.round(duration / LIMITER_ROUNDS));
-    const rates: number[][] = [[], []];
-    const p99s: number[][] = [[], []];
-    for (let round = 0; round < LIMITER_ROUNDS; round += 1) {
-      for (const side of inTurn([0, 1], round)) {
-        const row = await drive(services[side]!.url, seeded.auth, scenario, turnS);
-        rates[side]!.push(row['requests/s']);
-        p99s[side]!.push(row['p99 ms']);
-      }
-    }
-    console.log(`\nevaluate → allow, ${connections} connections, ${LIMITER_ROUNDS} turns of ${turnS} s per side, ABBA order\n`);
-    console.table(
-      sides.map((side, index) => ({
-        'rate limiter': side.title,
-        'requests/s (mean)': Math.round(mean(rates[index]!)),
-        'requests/s (turns)': rates[index]!.join(' '),
-        'p99 ms (worst turn)': Math.max(...p99s[index]!),
-      })),
+    const scenario = allowScenario(seeded.allowAction);
+    await alternate(
+      'evaluate → allow',
+      sides.map((side, index) => ({ title: side.title, base: services[index]!.url, auth: seeded.auth, scenario })),
     );
-    const { overall, perRound } = ratioOf(rates[0]!, rates[1]!);
-    console.log(`Redis / memory: ${overall.toFixed(3)} overall; per round ${perRound}`);
   } finally {
     for (const service of services) await service.stop();
     await database.drop();
     await dropRedisPrefixes(redisUrl, [prefix]);
   }
+}
+
+/**
+ * What three history conditions cost evaluate in embedded mode (PGlite, counters in process
+ * memory, effects in process), where there is no Redis round trip: one service, the plain allow
+ * and the allow read through three history terms in alternating turns.
+ */
+async function compareHistoryEmbedded() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'agov-bench-embedded-'));
+  const service = await startService('', { env: { DATA_DIR: dataDir, MIGRATE_ON_START: 'true' } });
+  try {
+    const seeded = await seedTenant(service.url, null);
+    await alternate('embedded mode', [
+      { title: 'evaluate → allow', base: service.url, auth: seeded.auth, scenario: allowScenario(seeded.allowAction) },
+      {
+        title: 'evaluate → allow, three history conditions',
+        base: service.url,
+        auth: seeded.auth,
+        scenario: allowScenario(seeded.historyAction),
+      },
+    ]);
+  } finally {
+    await service.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** evaluate asked about `body`, which must be allowed. */
+const allowScenario = (body: Record<string, unknown>): Scenario => ({
+  title: 'evaluate → allow',
+  path: '/api/v1/evaluate',
+  body,
+  expect: (b) => b.decision === 'allow',
+});
+
+/**
+ * Two sides driven in short alternating turns after a warm-up, in ABBA order so that whatever
+ * else the machine does falls on both alike; prints each side's rates and the first's ÷ the second's.
+ */
+async function alternate(title: string, sides: { title: string; base: string; auth: Record<string, string>; scenario: Scenario }[]) {
+  for (const side of sides) await drive(side.base, side.auth, side.scenario, WARM_UP_S);
+  const turnS = Math.max(2, Math.round(duration / ALTERNATE_ROUNDS));
+  const rates: number[][] = sides.map(() => []);
+  const p99s: number[][] = sides.map(() => []);
+  for (let round = 0; round < ALTERNATE_ROUNDS; round += 1) {
+    for (const index of inTurn([0, 1], round)) {
+      const side = sides[index]!;
+      const row = await drive(side.base, side.auth, side.scenario, turnS);
+      rates[index]!.push(row['requests/s']);
+      p99s[index]!.push(row['p99 ms']);
+    }
+  }
+  console.log(`\n${title}, ${connections} connections, ${ALTERNATE_ROUNDS} turns of ${turnS} s per side, ABBA order\n`);
+  console.table(
+    sides.map((side, index) => ({
+      side: side.title,
+      'requests/s (mean)': Math.round(mean(rates[index]!)),
+      'requests/s (turns)': rates[index]!.join(' '),
+      'p99 ms (worst turn)': Math.max(...p99s[index]!),
+    })),
+  );
+  const { overall, perRound } = ratioOf(rates[0]!, rates[1]!);
+  console.log(`${sides[0]!.title} / ${sides[1]!.title}: ${overall.toFixed(3)} overall; per round ${perRound}`);
 }
 
 await main();

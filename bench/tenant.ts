@@ -2,7 +2,8 @@
  * The bench tenant: two agents with 50 active rules each, the matching rule lowest in
  * priority, so every decision scans them all. The rules are data (`benchRules`), so that
  * `bench:peer` can give a policy engine the same list. A third agent has the allow agent's
- * rules and a shadow rule above them, for evaluate's cost with shadow rules present.
+ * rules and a shadow rule above them, for evaluate's cost with shadow rules present; a fourth, its
+ * matching rule conditioned on three history operators, for what reading its history costs.
  */
 import { call, signUp } from './support.js';
 
@@ -16,6 +17,7 @@ export interface BenchRule {
   resource_scope: string;
   data_classification: string;
   policy_effect: BenchEffect;
+  conditions?: Record<string, unknown>;
 }
 
 /** The action every scenario asks about; only the priority-0 rule matches it. */
@@ -52,9 +54,22 @@ export function benchRules(effect: 'allow' | 'approval_required'): BenchRule[] {
 const shadowDeny: BenchRule & { mode: 'shadow' } = { ...benchRules('allow')[0]!, priority: 50, policy_effect: 'deny', mode: 'shadow' };
 
 /**
+ * Three history conditions, one of each operator, that always hold: each evaluation reads and
+ * counts all three (over 1 min, 1 h and 24 h), the work a budget, a burst limit and a
+ * distinct-records limit cost together.
+ */
+const historyConditions = {
+  and: [
+    { '<': [{ recent_count: ['1m'] }, 1e12] },
+    { '<': [{ recent_sum: ['context.amount', '1h'] }, 1e15] },
+    { '<': [{ recent_distinct: ['resource_scope', '24h', { operation: 'write' }] }, 1e6] },
+  ],
+};
+
+/**
  * Signs up the tenant, subscribes `webhookUrl` to `approval.requested` (so every approval is
- * delivered; `null`: nothing is) and creates the agents with their rules, and `shadow-bot`: the
- * allow agent's rules and `shadowDeny`. `auth` is the runtime key's header.
+ * delivered; `null`: nothing is) and creates the agents with their rules, `shadow-bot`: the
+ * allow agent's rules and `shadowDeny`, and `history-bot`: them with `historyConditions` on the matching one. `auth` is the runtime key's header.
  */
 export async function seedTenant(base: string, webhookUrl: string | null) {
   const { headers, runtimeKey } = await signUp(base);
@@ -64,6 +79,7 @@ export async function seedTenant(base: string, webhookUrl: string | null) {
   const agentRules: [string, BenchRule[]][] = [
     ...Object.entries(benchAgents).map(([name, effect]): [string, BenchRule[]] => [name, benchRules(effect)]),
     ['shadow-bot', [...benchRules('allow'), shadowDeny]],
+    ['history-bot', benchRules('allow').map((rule) => (rule.priority === 0 ? { ...rule, conditions: historyConditions } : rule))],
   ];
   for (const [name, rules] of agentRules) {
     const agentId = (await call(base, '/api/v1/agents', { method: 'POST', headers, body: agentBody(name) })).body.data.id as string;
@@ -77,7 +93,7 @@ export async function seedTenant(base: string, webhookUrl: string | null) {
           agent_id: agentId,
           policy_name: `rule ${rule.priority}`,
           rationale: `Benchmark rule number ${rule.priority}.`,
-          conditions: null,
+          conditions: rule.conditions ?? null,
           max_session_ttl: null,
           modified_by: 'bench',
           modified_at: '2026-01-01T00:00:00.000Z',
@@ -95,6 +111,8 @@ export async function seedTenant(base: string, webhookUrl: string | null) {
     approvalAction: { ...actionOf('approval-bot'), context: { ticket: 'BENCH-1' } },
     /** Allowed like `allowAction`, beside a shadow rule that would deny it. */
     shadowAction: actionOf('shadow-bot'),
+    /** Allowed like `allowAction` by a rule that also reads three history terms. */
+    historyAction: { ...actionOf('history-bot'), context: { amount: 5 } },
   };
 }
 

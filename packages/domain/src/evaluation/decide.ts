@@ -128,11 +128,11 @@ export interface DryRunRequest extends EvaluationRequest {
 export async function dryRun(deps: EvaluationDeps, tenantId: string, request: DryRunRequest): Promise<Decision> {
   const inputs = await loadDecisionInputs(deps, tenantId, request.agent_id);
   const terms = historyTermsOf(inputs);
-  const entry = entryOf('', deps.clock.now().getTime(), request, {});
-  const history =
-    terms.length === 0
-      ? undefined
-      : valuesOf(terms, await readHistory(deps, inputs.agent, { terms, nowMs: entry.atMs, entry, reserve: false }));
+  let history: HistoryValues | undefined;
+  if (terms.length > 0) {
+    const entry = entryOf('', deps.clock.now().getTime(), request, {});
+    history = valuesOf(terms, await readHistory(deps, inputs.agent, { terms, nowMs: entry.atMs, entry, reserve: false }));
+  }
   const decision = decide(inputs, request, {}, history);
   return (request.include_shadow && shadowDecision(inputs, request, {}, decision, history)) || decision;
 }
