@@ -111,8 +111,8 @@ export async function seedTenant(base: string, webhookUrl: string | null) {
     approvalAction: { ...actionOf('approval-bot'), context: { ticket: 'BENCH-1' } },
     /** Allowed like `allowAction`, beside a shadow rule that would deny it. */
     shadowAction: actionOf('shadow-bot'),
-    /** Allowed like `allowAction` by a rule that also reads three history terms. */
-    historyAction: { ...actionOf('history-bot'), context: { amount: 5 } },
+    /** Allowed like `allowAction` by a rule that also reads three history terms; no context, as `allowAction` (the sum adds 0). */
+    historyAction: actionOf('history-bot'),
   };
 }
 

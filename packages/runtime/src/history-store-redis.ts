@@ -17,32 +17,47 @@ import {
 /**
  * Per agent and term two keys, as history/tally.ts tallies in memory: `…:t`, a hash of each
  * step's total (`recent_count`, `recent_sum`) beside the field `kept`, the marker that the term
- * is held; `…:v`, for `recent_distinct`, a sorted set of values scored by their last step. Both
- * expire a window and a step after the term last counted an evaluation. Without the marker
- * (Redis lost its data, the term is new, or it lapsed) nothing is answered: the caller tallies
- * the recorded traces first, so a flushed Redis never lets a budget be spent twice.
+ * is held, and `sum`, the total of the steps from `first` on; `…:v`, for `recent_distinct`, a
+ * sorted set of values scored by their last step. They expire a window and a step after the
+ * term last counted an evaluation. Without the marker (Redis lost its data, the term is new, or
+ * it lapsed) nothing is answered: the caller tallies the recorded traces first, so a flushed
+ * Redis never lets a budget be spent twice.
  */
 const keysOf = (prefix: string, agentId: string, term: HistoryTerm) => {
-  const name = `${prefix}:history:${agentId}:${createHash('sha256').update(term.key).digest('base64url').slice(0, 22)}`;
+  const name = `${prefix}:history:${agentId}:${digestOf(term)}`;
   return [`${name}:t`, `${name}:v`];
 };
+
+/** A term's key digested once: terms live as long as their agent's cached rule set. */
+const DIGESTS = new WeakMap<HistoryTerm, string>();
+function digestOf(term: HistoryTerm): string {
+  let digest = DIGESTS.get(term);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(term.key).digest('base64url').slice(0, 22);
+    DIGESTS.set(term, digest);
+  }
+  return digest;
+}
 
 const kindOf = (term: HistoryTerm) => (term.kind === 'recent_distinct' ? 'distinct' : 'total');
 const ttlOf = (term: HistoryTerm) => term.windowMs + stepMsOf(term);
 
 /**
- * One read, atomic and in one round trip, for any number of terms: drops the steps that left
- * each term's window, answers its value before and with the evaluation's contribution as
- * text, and with `reserve` adds that contribution. `{'missing', i…}` (1-based) when terms are
+ * One read, atomic and in one round trip, for any number of terms: answers each term's value
+ * before and with the evaluation's contribution as text, and with `reserve` adds that
+ * contribution. A total is read from `sum`; once a step has left the window (at most once a
+ * step) the steps are totalled again, those gone dropped, so a sum drifts by no more than one
+ * step's floating-point additions. `{'missing', i…}` (1-based) when terms are
  * not held, and then nothing is changed.
  * KEYS: each term's two keys. ARGV: now ms, reserve (1 or 0), then per term its kind, window
  * ms, step ms and contribution ('' for none).
  */
 const READ = `
 local now, reserve = tonumber(ARGV[1]), ARGV[2] == '1'
-local missing = {'missing'}
+local held, missing = {}, {'missing'}
 for i = 1, #KEYS / 2 do
-  if redis.call('HEXISTS', KEYS[2 * i - 1], 'kept') == 0 then missing[#missing + 1] = i end
+  held[i] = redis.call('HMGET', KEYS[2 * i - 1], 'kept', 'first', 'sum')
+  if not held[i][1] then missing[#missing + 1] = i end
 end
 if #missing > 1 then return missing end
 local out = {}
@@ -60,23 +75,30 @@ for i = 1, #KEYS / 2 do
       if not redis.call('ZSCORE', values, add) then after = before + 1 end
       if reserve then redis.call('ZADD', values, 'GT', at, add) end
     end
+    if reserve then redis.call('PEXPIRE', values, window + step) end
   else
-    local fields = redis.call('HGETALL', totals)
-    for j = 1, #fields, 2 do
-      if fields[j] ~= 'kept' then
-        if tonumber(fields[j]) < first then redis.call('HDEL', totals, fields[j]) else before = before + tonumber(fields[j + 1]) end
+    if tonumber(held[i][2]) == first then
+      before = tonumber(held[i][3])
+    else
+      local fields = redis.call('HGETALL', totals)
+      for j = 1, #fields, 2 do
+        local field = tonumber(fields[j])
+        if field then
+          if field < first then redis.call('HDEL', totals, fields[j]) else before = before + tonumber(fields[j + 1]) end
+        end
       end
+      redis.call('HSET', totals, 'first', first, 'sum', string.format('%.17g', before))
     end
     after = before
     if add ~= '' then
       after = before + tonumber(add)
-      if reserve then redis.call('HINCRBYFLOAT', totals, at, add) end
+      if reserve then
+        redis.call('HINCRBYFLOAT', totals, at, add)
+        redis.call('HSET', totals, 'sum', string.format('%.17g', after))
+      end
     end
   end
-  if reserve then
-    redis.call('PEXPIRE', totals, window + step)
-    redis.call('PEXPIRE', values, window + step)
-  end
+  if reserve then redis.call('PEXPIRE', totals, window + step) end
   out[#out + 1] = string.format('%.17g', before)
   out[#out + 1] = string.format('%.17g', after)
 end
@@ -111,7 +133,11 @@ for i = 1, #KEYS / 2 do
   local a = (i - 1) * 4
   if redis.call('HEXISTS', totals, 'kept') == 1 then
     if ARGV[a + 1] == 'distinct' then redis.call('ZADD', values, 'GT', ARGV[a + 3], ARGV[a + 4])
-    else redis.call('HINCRBYFLOAT', totals, ARGV[a + 3], ARGV[a + 4]) end
+    else
+      redis.call('HINCRBYFLOAT', totals, ARGV[a + 3], ARGV[a + 4])
+      local first = tonumber(redis.call('HGET', totals, 'first'))
+      if first and tonumber(ARGV[a + 3]) >= first then redis.call('HINCRBYFLOAT', totals, 'sum', ARGV[a + 4]) end
+    end
     redis.call('PEXPIRE', totals, ARGV[a + 2])
     redis.call('PEXPIRE', values, ARGV[a + 2])
   end

@@ -60,15 +60,16 @@ export async function evaluate(deps: EvaluationDeps, principal: Principal, input
   const readings = await readHistory(deps, inputs.agent, { terms, nowMs: entry.atMs, entry, reserve: true });
   const history = valuesOf(terms, readings);
   const crossings = readings ? budgetCrossings(budgetsOf(inputs), terms, readings) : [];
-  // The reserved entry counts for the decision filters once recorded, or goes should the trace not be written.
-  // Not awaited: only a `decision` filter reads the decision, and such a filter counts decisions made.
+  // The reserved entry counts for the decision filters once recorded (there is nothing to tell
+  // without one), or goes should the trace not be written. Not awaited: only a `decision` filter
+  // reads the decision, and such a filter counts decisions made.
   let recorded: PolicyEffect | null = null;
   try {
     const result = await decideAndRecord(deps, principal, input, { ...deciding, history, crossings });
     recorded = result.decision;
     return result;
   } finally {
-    void deps.history.settle(inputs.agent.id, terms, entry, recorded);
+    if (recorded === null || terms.some((term) => term.filter.decision)) void deps.history.settle(inputs.agent.id, terms, entry, recorded);
   }
 }
 
