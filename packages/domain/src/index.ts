@@ -30,8 +30,8 @@ export { ACCOUNT_LIMITS } from './identity/passwords.js';
 export type { RateCounters } from './limits/counters.js';
 export type { HistoryCounters, HistoryQuery } from './history/counters.js';
 export type { HistoryEntry } from './history/entries.js';
-export { contributionOf, firstStepOf, stepMsOf, stepOf, tallyOf, TermTally, type TermReading } from './history/tally.js';
-export { historyTerm, MAX_HISTORY_WINDOW_MS, type HistoryTerm } from './policy/history-operators.js';
+export { contributionOf, rebuildFromMs, stepMsOf, stepOf, tallyOf, TermTally, type TermReading } from './history/tally.js';
+export { historyTerm, type HistoryTerm } from './policy/history-operators.js';
 export {
   attemptOn,
   LOGIN_QUIET_MS,

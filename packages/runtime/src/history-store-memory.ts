@@ -1,7 +1,6 @@
 import {
   contributionOf,
-  firstStepOf,
-  stepMsOf,
+  rebuildFromMs,
   tallyOf,
   type TermTally,
   type HistoryCounters,
@@ -25,8 +24,7 @@ export class MemoryHistory implements HistoryCounters {
   async read(agentId: string, { terms, nowMs, entry, reserve }: HistoryQuery, recorded: (sinceMs: number) => Promise<HistoryEntry[]>) {
     const missing = terms.filter((term) => !this.agents.get(agentId)?.has(term.key));
     if (missing.length > 0) {
-      const since = Math.min(...missing.map((term) => firstStepOf(term, nowMs) * stepMsOf(term)));
-      const entries = await recorded(since - 1);
+      const entries = await recorded(rebuildFromMs(missing, nowMs) - 1);
       const tallies = this.agents.get(agentId) ?? new Map<string, TermTally>();
       this.agents.set(agentId, tallies);
       // Another read may have tallied a term meanwhile, and counted since: keep what it holds.

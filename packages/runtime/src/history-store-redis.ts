@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import {
   contributionOf,
-  firstStepOf,
+  rebuildFromMs,
   stepMsOf,
   stepOf,
   tallyOf,
@@ -188,8 +188,7 @@ export class RedisHistory implements HistoryCounters {
     let answer = await readOnce();
     if (answer[0] === 'missing') {
       const missing = answer.slice(1).map((index) => terms[Number(index) - 1]!);
-      const since = Math.min(...missing.map((term) => firstStepOf(term, nowMs) * stepMsOf(term)));
-      const entries = await recorded(since - 1);
+      const entries = await recorded(rebuildFromMs(missing, nowMs) - 1);
       for (const term of missing) await this.restore(keysOf(this.prefix, agentId, term), term, entries);
       answer = await readOnce();
       if (answer[0] === 'missing') throw new Error('history counters lost again while rebuilding');

@@ -76,7 +76,6 @@ it('both stores give each term the value its definition gives, before and with e
       for (const [index, { elapsedMs, scope, amount, decision, reserve, forgetAll }] of steps.entries()) {
         nowMs += elapsedMs;
         const entry: HistoryEntry = {
-          traceId: `t${index}`,
           atMs: nowMs,
           operation: 'write',
           target_integration: 'github',
@@ -107,8 +106,7 @@ it('a reserved evaluation whose trace was not written is forgotten: the terms ar
   const agentId = randomUUID();
   const recorded: HistoryEntry[] = [];
   const nowMs = 1_800_000_000_000;
-  const entry = (traceId: string): HistoryEntry => ({
-    traceId,
+  const entry = (): HistoryEntry => ({
     atMs: nowMs,
     operation: 'write',
     target_integration: 'github',
@@ -118,12 +116,12 @@ it('a reserved evaluation whose trace was not written is forgotten: the terms ar
   });
   for (const store of [new MemoryHistory(), new RedisHistory(connection, prefix)]) {
     const read = () => store.read(agentId, { terms: [TERMS[0]!], nowMs, entry: null, reserve: false }, async () => recorded);
-    await store.read(agentId, { terms: [TERMS[0]!], nowMs, entry: entry('kept'), reserve: true }, async () => recorded);
-    await store.settle(agentId, [TERMS[0]!], entry('kept'), 'allow');
-    recorded.push({ ...entry('kept'), decision: 'allow' });
-    await store.read(agentId, { terms: [TERMS[0]!], nowMs, entry: entry('lost'), reserve: true }, async () => recorded);
+    await store.read(agentId, { terms: [TERMS[0]!], nowMs, entry: entry(), reserve: true }, async () => recorded);
+    await store.settle(agentId, [TERMS[0]!], entry(), 'allow');
+    recorded.push({ ...entry(), decision: 'allow' });
+    await store.read(agentId, { terms: [TERMS[0]!], nowMs, entry: entry(), reserve: true }, async () => recorded);
     expect(await read()).toEqual([{ before: 2, after: 2 }]);
-    await store.settle(agentId, [TERMS[0]!], entry('lost'), null);
+    await store.settle(agentId, [TERMS[0]!], entry(), null);
     expect(await read()).toEqual([{ before: 1, after: 1 }]);
     recorded.length = 0;
   }

@@ -130,7 +130,7 @@ export async function dryRun(deps: EvaluationDeps, tenantId: string, request: Dr
   const terms = historyTermsOf(inputs);
   let history: HistoryValues | undefined;
   if (terms.length > 0) {
-    const entry = entryOf('', deps.clock.now().getTime(), request, {});
+    const entry = entryOf(deps.clock.now().getTime(), request, {});
     history = valuesOf(terms, await readHistory(deps, inputs.agent, { terms, nowMs: entry.atMs, entry, reserve: false }));
   }
   const decision = decide(inputs, request, {}, history);

@@ -56,7 +56,7 @@ export async function evaluate(deps: EvaluationDeps, principal: Principal, input
   // Read only for an agent whose rules use history operators: any other pays nothing, not even an await.
   const terms = historyTermsOf(inputs);
   if (terms.length === 0) return decideAndRecord(deps, principal, input, { ...deciding, history: undefined, crossings: [] });
-  const entry = entryOf(deciding.trace.id, deciding.now.getTime(), input, deciding.context);
+  const entry = entryOf(deciding.now.getTime(), input, deciding.context);
   const readings = await readHistory(deps, inputs.agent, { terms, nowMs: entry.atMs, entry, reserve: true });
   const history = valuesOf(terms, readings);
   const crossings = readings ? budgetCrossings(budgetsOf(inputs), terms, readings) : [];

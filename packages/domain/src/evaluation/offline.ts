@@ -53,7 +53,7 @@ export function decideOffline(
   const inputs = decisionInputsOf(offlineAgentRow(agent), rules);
   // Offline nothing was recorded: history operators see the case's own request alone.
   const terms = historyTermsOf(inputs);
-  const history = terms.length === 0 ? undefined : new HistoryReplay().valuesFor(agent.id, terms, entryOf('', 0, request, context));
+  const history = terms.length === 0 ? undefined : new HistoryReplay().valuesFor(agent.id, terms, entryOf(0, request, context));
   return decide(inputs, request, context, history);
 }
 

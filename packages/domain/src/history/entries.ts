@@ -4,7 +4,6 @@ import type { ActionRequest, PolicyEffect } from '../policy/matching.js';
 
 /** One evaluation as the history operators see it. */
 export interface HistoryEntry {
-  traceId: string;
   /** When it was decided: its trace's `started_at`, in ms. */
   atMs: number;
   operation: string;
@@ -16,8 +15,7 @@ export interface HistoryEntry {
 }
 
 /** The entry of an evaluation being decided now. */
-export const entryOf = (traceId: string, atMs: number, request: ActionRequest, context: Record<string, unknown>): HistoryEntry => ({
-  traceId,
+export const entryOf = (atMs: number, request: ActionRequest, context: Record<string, unknown>): HistoryEntry => ({
   atMs,
   operation: request.operation,
   target_integration: request.target_integration,

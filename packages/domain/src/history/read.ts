@@ -52,7 +52,7 @@ export const valuesOf = (terms: readonly HistoryTerm[], readings: readonly TermR
  */
 export async function recordedHistory(deps: HistoryDeps, agent: AgentRow, sinceMs: number, nowMs: number): Promise<HistoryEntry[]> {
   const rows = await deps.database.rows<Omit<HistoryEntry, 'context'> & { context: Record<string, unknown> | null }>(sql`
-    select t.id as "traceId", (extract(epoch from t.started_at) * 1000)::float8 as "atMs", t.requested_operation as operation,
+    select (extract(epoch from t.started_at) * 1000)::float8 as "atMs", t.requested_operation as operation,
       t.target_integration, t.resource_scope, t.decision, i.metadata->'context' as context
     from traces t
     join trace_events i on i.trace_id = t.id and i.seq = 1

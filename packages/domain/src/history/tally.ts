@@ -18,6 +18,10 @@ export const stepOf = (term: Pick<HistoryTerm, 'windowMs'>, atMs: number) => Mat
  */
 export const firstStepOf = (term: Pick<HistoryTerm, 'windowMs'>, nowMs: number) => stepOf(term, nowMs - term.windowMs);
 
+/** Where a rebuild of `terms` at `nowMs` reads the recorded evaluations from: the start of the earliest first step. */
+export const rebuildFromMs = (terms: readonly HistoryTerm[], nowMs: number) =>
+  Math.min(...terms.map((term) => firstStepOf(term, nowMs) * stepMsOf(term)));
+
 /**
  * What one evaluation adds to a term, or null when it adds nothing (its filter does not pass):
  * 1 to a `recent_count`, the number at the path to a `recent_sum` (0 when it is not a finite

@@ -113,7 +113,7 @@ export async function simulate(
         const inputs = inputsFor(row.agent_state);
         const context = row.context ?? NO_CONTEXT;
         const terms = historyTermsOf(inputs);
-        const entry = terms.length === 0 ? null : entryOf(row.id, row.at_ms, row, context);
+        const entry = terms.length === 0 ? null : entryOf(row.at_ms, row, context);
         const ruled = decide(inputs, row, context, entry ? replay.valuesFor(inputs.agent.id, terms, entry) : undefined);
         // A throttle stays what it was: the agent was past its limit then, whatever the rules say now.
         const { throttled } = row;
