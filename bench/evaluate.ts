@@ -29,8 +29,8 @@
  * BENCH_RATE_LIMITER=compare runs only evaluate → allow against two APIs side by side, one
  * whose rate-limit counters are in Redis and one that counts in its own memory, in alternating
  * short turns, and reports both and their ratio (see compareRateLimiter). BENCH_HISTORY=embedded
- * runs only evaluate → allow against the same with three history conditions, in embedded mode
- * (see compareHistoryEmbedded).
+ * (or redis) runs only evaluate → allow with three history conditions against the plain allow,
+ * in embedded mode (or on PostgreSQL and Redis with the worker; see compareHistory).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -95,7 +95,7 @@ function summary(title: string, side: Side, turns: readonly Turn[]) {
 async function main() {
   build();
   if (process.env.BENCH_RATE_LIMITER === 'compare') return compareRateLimiter();
-  if (process.env.BENCH_HISTORY === 'embedded') return compareHistoryEmbedded();
+  if (process.env.BENCH_HISTORY === 'embedded' || process.env.BENCH_HISTORY === 'redis') return compareHistory(process.env.BENCH_HISTORY);
   const database = await freshDatabase();
   const [{ synchronous_commit }] = (await database.admin`show synchronous_commit`) as unknown as [{ synchronous_commit: string }];
   // Development mode: the only difference that matters here is that webhooks may go to the
@@ -280,7 +280,13 @@ async function compareRateLimiter() {
     const scenario = allowScenario(seeded.allowAction);
     await alternate(
       'evaluate → allow',
-      sides.map((side, index) => ({ title: side.title, base: services[index]!.url, auth: seeded.auth, scenario })),
+      sides.map((side, index) => ({
+        title: side.title,
+        base: services[index]!.url,
+        auth: seeded.auth,
+        scenario,
+        processes: { api: services[index]!.pid },
+      })),
     );
   } finally {
     for (const service of services) await service.stop();
@@ -290,26 +296,40 @@ async function compareRateLimiter() {
 }
 
 /**
- * What three history conditions cost evaluate in embedded mode (PGlite, counters in process
- * memory, effects in process), where there is no Redis round trip: one service, the plain allow
- * and the allow read through three history terms in alternating turns.
+ * What three history conditions cost evaluate, alone: one service, the allow read through three
+ * history terms and the plain allow in alternating turns. `embedded`: PGlite, counters in process
+ * memory, effects in process, no Redis round trip. `redis`: PostgreSQL, counters in Redis (one
+ * script call per evaluation beside the limiter's) and the worker attached, as the full bench's
+ * worker side.
  */
-async function compareHistoryEmbedded() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'agov-bench-embedded-'));
-  const service = await startService('', { env: { DATA_DIR: dataDir, MIGRATE_ON_START: 'true' } });
+async function compareHistory(mode: 'embedded' | 'redis') {
+  const dataDir = mkdtempSync(join(tmpdir(), 'agov-bench-history-'));
+  const database = mode === 'redis' ? await freshDatabase() : null;
+  const env: Record<string, string> =
+    mode === 'redis'
+      ? { NODE_ENV: 'development', REDIS_URL: redisUrl, QUEUE_PREFIX: `agov-bench-${randomUUID()}` }
+      : { DATA_DIR: dataDir, MIGRATE_ON_START: 'true' };
+  const service = await startService(database?.url ?? '', { env });
+  const worker = database ? await startWorker(database.url, env) : null;
   try {
     const seeded = await seedTenant(service.url, null);
-    await alternate('embedded mode', [
-      { title: 'evaluate → allow', base: service.url, auth: seeded.auth, scenario: allowScenario(seeded.allowAction) },
+    const processes = { api: service.pid, ...(worker ? { worker: worker.pid } : {}) };
+    // The history side first: the ratio printed is the goal's, history ÷ plain.
+    await alternate(mode === 'redis' ? 'PostgreSQL and Redis, with the worker' : 'embedded mode', [
       {
         title: 'evaluate → allow, three history conditions',
         base: service.url,
         auth: seeded.auth,
         scenario: allowScenario(seeded.historyAction),
+        processes,
       },
+      { title: 'evaluate → allow', base: service.url, auth: seeded.auth, scenario: allowScenario(seeded.allowAction), processes },
     ]);
   } finally {
+    await worker?.stop();
     await service.stop();
+    await database?.drop();
+    if (env.QUEUE_PREFIX) await dropRedisPrefixes(redisUrl, [env.QUEUE_PREFIX]);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -322,30 +342,46 @@ const allowScenario = (body: Record<string, unknown>): Scenario => ({
   expect: (b) => b.decision === 'allow',
 });
 
+/** One side of `alternate`: a scenario against a service, and the processes whose CPU it costs besides PostgreSQL and Redis. */
+interface AlternateSide {
+  title: string;
+  base: string;
+  auth: Record<string, string>;
+  scenario: Scenario;
+  processes: Record<string, number>;
+}
+
 /**
  * Two sides driven in short alternating turns after a warm-up, in ABBA order so that whatever
- * else the machine does falls on both alike; prints each side's rates and the first's ÷ the second's.
+ * else the machine does falls on both alike; prints each side's rates and CPU per call, and the
+ * first's rate ÷ the second's.
  */
-async function alternate(title: string, sides: { title: string; base: string; auth: Record<string, string>; scenario: Scenario }[]) {
+async function alternate(title: string, sides: readonly AlternateSide[]) {
   for (const side of sides) await drive(side.base, side.auth, side.scenario, WARM_UP_S);
   const turnS = Math.max(2, Math.round(duration / ALTERNATE_ROUNDS));
   const rates: number[][] = sides.map(() => []);
   const p99s: number[][] = sides.map(() => []);
+  const cpus: Record<string, number>[][] = sides.map(() => []);
   for (let round = 0; round < ALTERNATE_ROUNDS; round += 1) {
     for (const index of inTurn([0, 1], round)) {
       const side = sides[index]!;
-      const row = await drive(side.base, side.auth, side.scenario, turnS);
+      const { row, cpu } = await cpuPerRequest(side.processes, turnS, () => drive(side.base, side.auth, side.scenario, turnS));
       rates[index]!.push(row['requests/s']);
       p99s[index]!.push(row['p99 ms']);
+      cpus[index]!.push(cpu);
     }
   }
   console.log(`\n${title}, ${connections} connections, ${ALTERNATE_ROUNDS} turns of ${turnS} s per side, ABBA order\n`);
+  const cpuMs = (index: number, part: string) => mean(cpus[index]!.map((cpu) => cpu[part] ?? 0)).toFixed(3);
   console.table(
     sides.map((side, index) => ({
       side: side.title,
       'requests/s (mean)': Math.round(mean(rates[index]!)),
       'requests/s (turns)': rates[index]!.join(' '),
       'p99 ms (worst turn)': Math.max(...p99s[index]!),
+      'CPU ms per call: API, worker, PostgreSQL, Redis': ['api', 'worker', 'postgres', 'redis']
+        .map((part) => cpuMs(index, part))
+        .join(', '),
     })),
   );
   const { overall, perRound } = ratioOf(rates[0]!, rates[1]!);

@@ -18,8 +18,8 @@ import {
  * Per agent and term two keys, as history/tally.ts tallies in memory: `…:t`, a hash of each
  * step's total (`recent_count`, `recent_sum`) beside the field `kept`, the marker that the term
  * is held, and `sum`, the total of the steps from `first` on; `…:v`, for `recent_distinct`, a
- * sorted set of values scored by their last step. They expire a window and a step after the
- * term last counted an evaluation. Without the marker (Redis lost its data, the term is new, or
+ * sorted set of values scored by their last step. An evaluation renews their lifetime once a
+ * step, to last until that step has left the window and one step more. Without the marker (Redis lost its data, the term is new, or
  * it lapsed) nothing is answered: the caller tallies the recorded traces first, so a flushed
  * Redis never lets a budget be spent twice.
  */
@@ -47,8 +47,10 @@ const ttlOf = (term: HistoryTerm) => term.windowMs + stepMsOf(term);
  * before and with the evaluation's contribution as text, and with `reserve` adds that
  * contribution. A total is read from `sum`; once a step has left the window (at most once a
  * step) the steps are totalled again, those gone dropped, so a sum drifts by no more than one
- * step's floating-point additions. `{'missing', i…}` (1-based) when terms are
- * not held, and then nothing is changed.
+ * step's floating-point additions; a distinct set drops its values gone at the same moment. The
+ * keys' lifetime is renewed once a step (`until` names the step last renewed in), to last until
+ * that step has left the window. `{'missing', i…}` (1-based) when terms are not held, and then
+ * nothing is changed.
  * KEYS: each term's two keys. ARGV: now ms, reserve (1 or 0), then per term its kind, window
  * ms, step ms and contribution ('' for none).
  */
@@ -56,7 +58,8 @@ const READ = `
 local now, reserve = tonumber(ARGV[1]), ARGV[2] == '1'
 local held, missing = {}, {'missing'}
 for i = 1, #KEYS / 2 do
-  held[i] = redis.call('HMGET', KEYS[2 * i - 1], 'kept', 'first', 'sum')
+  local at = math.floor(now / tonumber(ARGV[2 + (i - 1) * 4 + 3]))
+  held[i] = redis.call('HMGET', KEYS[2 * i - 1], 'kept', 'first', 'sum', 'until', at)
   if not held[i][1] then missing[#missing + 1] = i end
 end
 if #missing > 1 then return missing end
@@ -66,20 +69,21 @@ for i = 1, #KEYS / 2 do
   local a = 2 + (i - 1) * 4
   local kind, window, step, add = ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), ARGV[a + 4]
   local first, at = math.floor((now - window) / step), math.floor(now / step)
+  local moved = tonumber(held[i][2]) ~= first
   local before, after = 0, 0
   if kind == 'distinct' then
-    redis.call('ZREMRANGEBYSCORE', values, '-inf', '(' .. first)
+    if moved then
+      redis.call('ZREMRANGEBYSCORE', values, '-inf', '(' .. first)
+      redis.call('HSET', totals, 'first', first)
+    end
     before = redis.call('ZCARD', values)
     after = before
     if add ~= '' then
       if not redis.call('ZSCORE', values, add) then after = before + 1 end
       if reserve then redis.call('ZADD', values, 'GT', at, add) end
     end
-    if reserve then redis.call('PEXPIRE', values, window + step) end
   else
-    if tonumber(held[i][2]) == first then
-      before = tonumber(held[i][3])
-    else
+    if moved then
       local fields = redis.call('HGETALL', totals)
       for j = 1, #fields, 2 do
         local field = tonumber(fields[j])
@@ -88,17 +92,24 @@ for i = 1, #KEYS / 2 do
         end
       end
       redis.call('HSET', totals, 'first', first, 'sum', string.format('%.17g', before))
+    else
+      before = tonumber(held[i][3])
     end
     after = before
     if add ~= '' then
       after = before + tonumber(add)
       if reserve then
-        redis.call('HINCRBYFLOAT', totals, at, add)
-        redis.call('HSET', totals, 'sum', string.format('%.17g', after))
+        local total = tonumber(held[i][5] or '0') + tonumber(add)
+        redis.call('HSET', totals, at, string.format('%.17g', total), 'sum', string.format('%.17g', after))
       end
     end
   end
-  if reserve then redis.call('PEXPIRE', totals, window + step) end
+  if reserve and tonumber(held[i][4]) ~= at then
+    local ttl = (at + 2) * step + window - now
+    redis.call('HSET', totals, 'until', at)
+    redis.call('PEXPIRE', totals, ttl)
+    if kind == 'distinct' then redis.call('PEXPIRE', values, ttl) end
+  end
   out[#out + 1] = string.format('%.17g', before)
   out[#out + 1] = string.format('%.17g', after)
 end

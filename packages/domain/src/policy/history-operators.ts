@@ -46,8 +46,25 @@ const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype']);
 
 export const isHistoryOperator = (operator: string): operator is HistoryKind => (HISTORY_OPERATORS as readonly string[]).includes(operator);
 
+type TermOrProblem = HistoryTerm | { problem: string };
+
+/**
+ * Terms by the operand that names them: a rule's conditions are parsed once and kept with its
+ * cached rule set, and every evaluation reads their terms again.
+ */
+const TERMS_BY_OPERAND = new WeakMap<object, { kind: HistoryKind; term: TermOrProblem }>();
+
 /** The term an operator's operand names, or what is wrong with it. */
-export function historyTerm(kind: HistoryKind, operand: unknown): HistoryTerm | { problem: string } {
+export function historyTerm(kind: HistoryKind, operand: unknown): TermOrProblem {
+  if (typeof operand !== 'object' || operand === null) return termOf(kind, operand);
+  const known = TERMS_BY_OPERAND.get(operand);
+  if (known?.kind === kind) return known.term;
+  const term = termOf(kind, operand);
+  TERMS_BY_OPERAND.set(operand, { kind, term });
+  return term;
+}
+
+function termOf(kind: HistoryKind, operand: unknown): TermOrProblem {
   const args = Array.isArray(operand) ? operand : [operand];
   const [field, window, filter] = kind === 'recent_count' ? [null, args[0], args[1]] : args;
   const most = kind === 'recent_count' ? 2 : 3;
