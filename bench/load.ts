@@ -7,6 +7,8 @@
  * (default 2).
  */
 import autocannon from 'autocannon';
+import { Pool } from 'undici';
+import { openLoop, percentiles } from './calls.js';
 
 export const duration = Number(process.env.BENCH_DURATION_S ?? 10);
 export const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -72,3 +74,40 @@ export async function drive(base: string, headers: Record<string, string>, scena
     'p99 ms': result.latency.p99,
   };
 }
+
+/**
+ * One scenario at a fixed rate, open loop (calls.ts): each request sent when due, whatever is
+ * still in flight, and timed from when it was due, so a stall counts in every request it holds
+ * up. autocannon's own rate limit would time each request from when it was sent, hiding the
+ * queue behind a stall. Throws as `drive` does.
+ */
+export async function driveAt(base: string, headers: Record<string, string>, scenario: Scenario, rate: number, seconds = duration) {
+  const pool = new Pool(base, { connections });
+  const request = {
+    path: scenario.path,
+    method: 'POST' as const,
+    headers: { 'content-type': 'application/json', ...(scenario.auth ?? headers) },
+  };
+  const body = JSON.stringify(scenario.body);
+  let seen = 0;
+  try {
+    const turn = await openLoop(
+      async () => {
+        const response = await pool.request({ ...request, body });
+        const text = await response.body.text();
+        seen += 1;
+        if (response.statusCode !== 200 || (seen % SAMPLE_EVERY === 0 && !scenario.expect(JSON.parse(text)))) {
+          throw new Error(`${scenario.title}: HTTP ${response.statusCode} at a fixed rate: ${text.slice(0, 200)}`);
+        }
+      },
+      rate,
+      seconds,
+    );
+    const { p50, p99 } = percentiles(turn.latencies);
+    return { scenario: scenario.title, 'requests/s': Math.round(turn.answered), 'p50 ms': round2(p50), 'p99 ms': round2(p99) };
+  } finally {
+    await pool.close();
+  }
+}
+
+const round2 = (ms: number) => Math.round(ms * 100) / 100;

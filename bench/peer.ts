@@ -16,6 +16,10 @@
  * give; under load a sample of answers is checked. Any error, non-2xx or wrong answer fails
  * the bench; a missed goal does not.
  *
+ * A last row puts the allow to both sides at one fixed rate, half of what Cerbos with its audit
+ * file sustained in the run, open loop (load.ts, `driveAt`), for the latency each gives at a rate
+ * it can hold: a saturating closed loop only measures the queue its own connections make.
+ *
  * Environment: as `npm run bench` (BENCH_POSTGRES_URL, BENCH_REDIS_URL, BENCH_DURATION_S,
  * BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_LOG_LEVEL).
  */
@@ -27,7 +31,7 @@ import { join } from 'node:path';
 import { dropRedisPrefixes } from '../test/processes.js';
 import { startReceiver } from '../test/receiver.js';
 import { CERBOS_VERSION, type CerbosServer, checkRequest, effectOf, installCerbos, startCerbos, writePolicies } from './cerbos.js';
-import { connections, drive, duration, inTurn, mean, ratioOf, rounds, type Scenario, WARM_UP_S } from './load.js';
+import { connections, drive, driveAt, duration, inTurn, mean, ratioOf, rounds, type Scenario, WARM_UP_S } from './load.js';
 import { build, call, freshDatabase, outboxWatch, startService, startWorker } from './support.js';
 import { benchAction, benchAgents, benchRules, seedTenant } from './tenant.js';
 
@@ -156,6 +160,7 @@ async function main() {
 
     const rows = [];
     const backlogs: string[] = [];
+    const turnsOf = new Map<Pair, Record<Side, Row[]>>();
     for (const pair of pairs) {
       const turns: Record<Side, Row[]> = { ours: [], cerbos: [] };
       for (let round = 0; round < rounds; round += 1) {
@@ -171,7 +176,27 @@ async function main() {
         }
       }
       rows.push(compare(turns, pair));
+      turnsOf.set(pair, turns);
     }
+    // Latency at a rate both sides can hold: half of Cerbos's saturated rate for the audited allow in this run.
+    const allow = pairs[0]!;
+    const fixedRate = Math.round(mean(turnsOf.get(allow)!.cerbos.map((row) => row['requests/s'])) / 2);
+    const fixedTurns: Record<Side, Row[]> = { ours: [], cerbos: [] };
+    for (let round = 0; round < rounds; round += 1) {
+      for (const side of inTurn(SIDES, round)) {
+        if (side === 'cerbos') fixedTurns.cerbos.push(await driveAt(allow.cerbos.server.url, {}, allow.cerbos.scenario, fixedRate));
+        else {
+          fixedTurns.ours.push(await driveAt(base, allow.auth, allow.ours, fixedRate));
+          await outbox.drain();
+        }
+      }
+    }
+    const fixedRow = atFixedRate(fixedTurns, {
+      ...allow,
+      ours: { ...allow.ours, title: `${allow.ours.title} at a fixed rate of ${fixedRate}/s` },
+      cerbos: { ...allow.cerbos, scenario: { ...allow.cerbos.scenario, title: `${allow.cerbos.scenario.title}, ${fixedRate}/s` } },
+      p99GoalMs: FIXED_RATE_P99_GOAL_MS,
+    });
     await stopCerbos();
     const audit = { lines: await countLines(auditFile), mib: (await stat(auditFile)).size / 2 ** 20 };
     if (audit.lines === 0) throw new Error(`Cerbos wrote no audit entries to ${auditFile}`);
@@ -182,6 +207,10 @@ async function main() {
         ' req/s is the mean of the turns, p99 the worst turn.\n',
     );
     console.table(rows);
+    console.log(
+      `\nAt a fixed rate, half of Cerbos's audited allow above, open loop (each request timed from when it was due), ${rounds} turns of ${duration} s per side; p50 and p99 are the worst turn's.\n`,
+    );
+    console.table([fixedRow]);
     console.log(`Effects the worker finished after our turns: ${backlogs.join(', ') || 'none'}.`);
     console.log(`Cerbos audit file: ${audit.lines} entries, ${audit.mib.toFixed(1)} MiB (an access and a decision entry per check).`);
   } finally {
@@ -210,6 +239,26 @@ async function probeCerbos(server: CerbosServer): Promise<void> {
     if (decisions.join() !== probeDecisions(agent))
       throw new Error(`Cerbos for ${agent}: ${decisions.join()}, not ${probeDecisions(agent)}`);
   }
+}
+
+/** ours p99 at the fixed rate (#34). */
+const FIXED_RATE_P99_GOAL_MS = 10;
+
+/** The fixed-rate line: both sides' worst p50 and p99 over their turns at the same rate, and ours against its p99 goal. */
+function atFixedRate(turns: Record<Side, Row[]>, pair: Pair) {
+  const worst = (rows: readonly Row[], key: 'p50 ms' | 'p99 ms') => Math.max(...rows.map((row) => row[key]));
+  return {
+    ours: pair.ours.title,
+    'req/s': Math.round(mean(turns.ours.map((row) => row['requests/s']))),
+    'p50 ms': worst(turns.ours, 'p50 ms'),
+    'p99 ms': worst(turns.ours, 'p99 ms'),
+    Cerbos: pair.cerbos.scenario.title,
+    'Cerbos req/s': Math.round(mean(turns.cerbos.map((row) => row['requests/s']))),
+    'Cerbos p50 ms': worst(turns.cerbos, 'p50 ms'),
+    'Cerbos p99 ms': worst(turns.cerbos, 'p99 ms'),
+    'p99 goal': `≤ ${pair.p99GoalMs} ms`,
+    'p99 met': worst(turns.ours, 'p99 ms') <= pair.p99GoalMs! ? 'yes' : 'no',
+  };
 }
 
 /** One line of the table: both sides' turns, the ratio of their mean rates (overall and per round) and the goals. */
