@@ -19,9 +19,9 @@ import {
  * step's total (`recent_count`, `recent_sum`) beside the field `kept`, the marker that the term
  * is held, and `sum`, the total of the steps from `first` on; `…:v`, for `recent_distinct`, a
  * sorted set of values scored by their last step. An evaluation renews their lifetime once a
- * step, to last until that step has left the window and one step more. Without the marker (Redis lost its data, the term is new, or
- * it lapsed) nothing is answered: the caller tallies the recorded traces first, so a flushed
- * Redis never lets a budget be spent twice.
+ * step, to last until that step has left the window and one step more. Without the marker
+ * (Redis lost its data, the term is new, or it lapsed) nothing is answered: the caller tallies
+ * the recorded traces first, so a flushed Redis never lets a budget be spent twice.
  */
 const keysOf = (prefix: string, agentId: string, term: HistoryTerm) => {
   const name = `${prefix}:history:${agentId}:${digestOf(term)}`;
