@@ -62,6 +62,8 @@ export const approvalRequests = pgTable(
   },
   (t) => [
     index('approval_requests_tenant_status').on(t.tenantId, t.status, t.requestedAt),
+    // The list of every status, newest first: its page is read from here, with no sort.
+    index('approval_requests_tenant_requested').on(t.tenantId, t.requestedAt, t.id),
     index('approval_requests_trace').on(t.traceId),
     index('approval_requests_pending_expiry').on(t.expiresAt).where(sql`${t.status} = 'pending'`),
   ],

@@ -1,0 +1,1 @@
+CREATE INDEX "approval_requests_tenant_requested" ON "approval_requests" USING btree ("tenant_id","requested_at","id");
