@@ -303,12 +303,11 @@ async function compareRateLimiter() {
  * worker side.
  */
 async function compareHistory(mode: 'embedded' | 'redis') {
-  const dataDir = mkdtempSync(join(tmpdir(), 'agov-bench-history-'));
+  const dataDir = mode === 'embedded' ? mkdtempSync(join(tmpdir(), 'agov-bench-history-')) : null;
   const database = mode === 'redis' ? await freshDatabase() : null;
-  const env: Record<string, string> =
-    mode === 'redis'
-      ? { NODE_ENV: 'development', REDIS_URL: redisUrl, QUEUE_PREFIX: `agov-bench-${randomUUID()}` }
-      : { DATA_DIR: dataDir, MIGRATE_ON_START: 'true' };
+  const env: Record<string, string> = dataDir
+    ? { DATA_DIR: dataDir, MIGRATE_ON_START: 'true' }
+    : { NODE_ENV: 'development', REDIS_URL: redisUrl, QUEUE_PREFIX: `agov-bench-${randomUUID()}` };
   const service = await startService(database?.url ?? '', { env });
   const worker = database ? await startWorker(database.url, env) : null;
   try {
@@ -330,7 +329,7 @@ async function compareHistory(mode: 'embedded' | 'redis') {
     await service.stop();
     await database?.drop();
     if (env.QUEUE_PREFIX) await dropRedisPrefixes(redisUrl, [env.QUEUE_PREFIX]);
-    rmSync(dataDir, { recursive: true, force: true });
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

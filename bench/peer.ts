@@ -176,7 +176,7 @@ async function main() {
     }
     // Latency at a rate both sides can hold: half of Cerbos's saturated rate for the audited allow in this run.
     const allow = pairs[0]!;
-    const fixedRate = Math.round(mean(turnsOf.get(allow)!.cerbos.map((row) => row['requests/s'])) / 2);
+    const fixedRate = Math.round(mean(ratesOf(turnsOf.get(allow)!.cerbos)) / 2);
     const fixedTurns: Record<Side, Row[]> = { ours: [], cerbos: [] };
     for (let round = 0; round < rounds; round += 1) {
       for (const side of inTurn(SIDES, round)) {
@@ -239,36 +239,37 @@ async function probeCerbos(server: CerbosServer): Promise<void> {
 /** ours p99 at the fixed rate (#34). */
 const FIXED_RATE_P99_GOAL_MS = 10;
 
+/** Each row's `requests/s`, and a side's worst `key` over its turns. */
+const ratesOf = (rows: readonly Row[]) => rows.map((row) => row['requests/s']);
+const worst = (rows: readonly Row[], key: 'p50 ms' | 'p99 ms') => Math.max(...rows.map((row) => row[key]));
+const met = (yes: boolean) => (yes ? 'yes' : 'no');
+
 /** The fixed-rate line: both sides' worst p50 and p99 over their turns at the same rate, and ours against its p99 goal. */
 function atFixedRate(turns: Record<Side, Row[]>, pair: Pair) {
-  const worst = (rows: readonly Row[], key: 'p50 ms' | 'p99 ms') => Math.max(...rows.map((row) => row[key]));
   return {
     ours: pair.ours.title,
-    'req/s': Math.round(mean(turns.ours.map((row) => row['requests/s']))),
+    'req/s': Math.round(mean(ratesOf(turns.ours))),
     'p50 ms': worst(turns.ours, 'p50 ms'),
     'p99 ms': worst(turns.ours, 'p99 ms'),
     Cerbos: pair.cerbos.scenario.title,
-    'Cerbos req/s': Math.round(mean(turns.cerbos.map((row) => row['requests/s']))),
+    'Cerbos req/s': Math.round(mean(ratesOf(turns.cerbos))),
     'Cerbos p50 ms': worst(turns.cerbos, 'p50 ms'),
     'Cerbos p99 ms': worst(turns.cerbos, 'p99 ms'),
     'p99 goal': `≤ ${FIXED_RATE_P99_GOAL_MS} ms`,
-    'p99 met': worst(turns.ours, 'p99 ms') <= FIXED_RATE_P99_GOAL_MS ? 'yes' : 'no',
+    'p99 met': met(worst(turns.ours, 'p99 ms') <= FIXED_RATE_P99_GOAL_MS),
   };
 }
 
-/** One line of the table: both sides' turns, the ratio of their mean rates (overall and per round) and the goals. */
+/** One line of the table: both sides' turns, the ratio of their mean rates (overall and per round) and the goal. */
 function compare(turns: Record<Side, Row[]>, pair: Pair) {
-  const rates = (rows: readonly Row[]) => rows.map((row) => row['requests/s']);
-  const worstP99 = (rows: readonly Row[]) => Math.max(...rows.map((row) => row['p99 ms']));
-  const { overall: ratio, perRound } = ratioOf(rates(turns.ours), rates(turns.cerbos));
-  const met = (yes: boolean) => (yes ? 'yes' : 'no');
+  const { overall: ratio, perRound } = ratioOf(ratesOf(turns.ours), ratesOf(turns.cerbos));
   return {
     ours: pair.ours.title,
-    'req/s': Math.round(mean(rates(turns.ours))),
-    'p99 ms': worstP99(turns.ours),
+    'req/s': Math.round(mean(ratesOf(turns.ours))),
+    'p99 ms': worst(turns.ours, 'p99 ms'),
     Cerbos: pair.cerbos.scenario.title,
-    'Cerbos req/s': Math.round(mean(rates(turns.cerbos))),
-    'Cerbos p99 ms': worstP99(turns.cerbos),
+    'Cerbos req/s': Math.round(mean(ratesOf(turns.cerbos))),
+    'Cerbos p99 ms': worst(turns.cerbos, 'p99 ms'),
     ratio: Number(ratio.toFixed(2)),
     'per round': perRound,
     'ratio goal': `≥ ${pair.ratioGoal.toFixed(1)}`,
