@@ -21,8 +21,9 @@ const clock = new TestClock();
 const t = useTestApp({ clock });
 const api = client(t);
 
+/** The tenant's webhook effects in the order they were made: a table has no order of its own, and a row updated since moves. */
 const webhooks = async (tenantId: string) =>
-  (await t.runtime.database.db.select().from(outbox).where(eq(outbox.tenantId, tenantId)))
+  (await t.runtime.database.db.select().from(outbox).where(eq(outbox.tenantId, tenantId)).orderBy(outbox.createdAt, outbox.id))
     .filter((row) => row.kind === 'webhook')
     .map((row) => ({ event: row.payload.event, data: row.payload.data }));
 
