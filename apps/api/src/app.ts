@@ -96,9 +96,10 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
   await app.register(cookie);
   await installSecurityHeaders(app, securityHeaders);
   installValidation(app);
-  installErrorHandling(app, runtime.deps);
-  installAuth(app, runtime.deps, runtime.config, await installRateLimits(app, runtime.deps));
-  installIdempotency(app, runtime.deps);
+  const limits = await installRateLimits(app, runtime.deps);
+  installErrorHandling(app, runtime.deps, limits);
+  installAuth(app, runtime.deps, runtime.config, limits);
+  installIdempotency(app, runtime.deps, limits);
   installMetrics(app, runtime.metrics);
   await installOpenApi(app, runtime.config.publicUrl);
 

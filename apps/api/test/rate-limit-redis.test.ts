@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { dropRedisPrefixes, freePort, startRedis, type Started } from '../../../test/processes.js';
+import { action, createAgent, createPolicy } from './fixtures.js';
 import { createTestApp, request, signupTenant, TestClock, type Tenant, type TestApp } from './harness.js';
 import { expectLimitHeaders, expectRateLimited, stopInWindow, WINDOW_MS } from './rate-limit-support.js';
 
@@ -25,8 +27,8 @@ afterAll(async () => {
   await dropRedisPrefixes(SHARED_REDIS, prefixes);
 });
 
-async function instance(redisUrl: string, prefix: string) {
-  const app = await createTestApp({ clock, env: { REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, RATE_LIMIT_READ: String(READ) } });
+async function instance(redisUrl: string, prefix: string, env: Record<string, string> = {}) {
+  const app = await createTestApp({ clock, env: { REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, RATE_LIMIT_READ: String(READ), ...env } });
   apps.push(app);
   return app;
 }
@@ -97,5 +99,64 @@ describe('counters in Redis', () => {
     expect([fellBack(), cameBack()]).toEqual([1, 1]);
     // Counted in Redis again, which restarted empty; the process's own count (at the limit) is left behind.
     expectLimitHeaders(await me(api, tenant), READ, 2, start + 2 * WINDOW_MS);
+  });
+
+  it("judge an evaluation's limit and its agent's history in one call, counted together by two instances", async () => {
+    const prefix = freshPrefix();
+    const env = { RATE_LIMIT_EVALUATE: '3' };
+    const a = await instance(SHARED_REDIS, prefix, env);
+    const b = await instance(SHARED_REDIS, prefix, env);
+    const tenant = await signupTenant(a.app);
+    const agent = await createAgent(a.app, tenant.admin);
+    await createPolicy(a.app, tenant.admin, agent.id, { policy_name: 'Writes', priority: 10 });
+    await createPolicy(a.app, tenant.admin, agent.id, {
+      operation: '*',
+      policy_name: 'Busy',
+      policy_effect: 'deny',
+      rationale: 'Too many in an hour.',
+      priority: 100,
+      conditions: { '>': [{ recent_count: ['1h'] }, 4] },
+    });
+    const evaluate = async (on: TestApp) => {
+      const response = await request(on.app, tenant.runtimeKey, { method: 'POST', url: '/api/v1/evaluate', payload: action(agent.id) });
+      return response.statusCode === 200 ? (response.json().decision as string) : response.statusCode;
+    };
+    stopInWindow(clock, 0);
+    // The first evaluation finds the agent's term missing, and rebuilds it from the traces.
+    expect(await evaluate(a)).toBe('allow');
+
+    // Every call to Redis about the window or the history from here, as Redis received it (not those a script made).
+    const watcher = new Redis(SHARED_REDIS);
+    const monitor = await watcher.monitor();
+    const calls: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua' && args.some((arg) => arg.startsWith(`${prefix}:rl:`) || arg.startsWith(`${prefix}:history:`))) calls.push(args);
+    });
+    try {
+      expect(await evaluate(b)).toBe('allow');
+      expect(await evaluate(a)).toBe('allow');
+      expect(await evaluate(b)).toBe(429);
+      expect(await evaluate(a)).toBe(429);
+      // b knows its refusal until the window admits again: refused on arrival, without a call.
+      expect(await evaluate(b)).toBe(429);
+      const marker = `${prefix}:rl:marker`;
+      await watcher.duplicate().exists(marker);
+      await expect.poll(() => calls.at(-1)?.includes(marker), { timeout: 5_000 }).toBe(true);
+      const evaluations = calls.slice(0, -1);
+      expect(evaluations).toHaveLength(4);
+      for (const call of evaluations) {
+        expect(call.some((arg) => arg.startsWith(`${prefix}:rl:tenant:${tenant.tenantId}:evaluate:`))).toBe(true);
+        expect(call.some((arg) => arg.startsWith(`${prefix}:history:${agent.id}:`))).toBe(true);
+      }
+    } finally {
+      monitor.disconnect();
+      watcher.disconnect();
+    }
+
+    // The refused were counted nowhere: the fourth evaluation in the hour is allowed, the fifth is past the rule's four.
+    clock.step(WINDOW_MS + 20_000);
+    expect(await evaluate(b)).toBe('allow');
+    clock.step(WINDOW_MS);
+    expect(await evaluate(a)).toBe('deny');
   });
 });

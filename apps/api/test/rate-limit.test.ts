@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectErrorBody } from './assertions.js';
 import { client } from './client.js';
-import { action, createAgent } from './fixtures.js';
+import { action, createAgent, createPolicy } from './fixtures.js';
 import { createTestApp, useTestApp, keyWithScopes, request, signupTenant, TestClock, type Tenant } from './harness.js';
 import { expectLimitHeaders, expectRateLimited, stopInWindow, WINDOW_MS } from './rate-limit-support.js';
 
@@ -103,6 +103,92 @@ describe('per-tenant limit on evaluate', () => {
     const other = await evaluateAs(b.tenant, b.agentId);
     expect(other.statusCode).toBe(200);
     expectLimitHeaders(other, EVALUATE, EVALUATE - 1, start + 2 * WINDOW_MS);
+  });
+});
+
+describe("evaluate's limit, judged by its handler with the first call it makes to the counters", () => {
+  const refusedAt = (nowMs: number, retryAtMs: number) => ({
+    category: 'evaluate',
+    limit: EVALUATE,
+    message: evaluateMessage,
+    nowMs,
+    retryAtMs,
+  });
+
+  it('counts a request answered before its handler judged it (invalid, unknown agent, forbidden), and refuses it with 429 once the window is full', async () => {
+    const { tenant, agentId } = await tenantWithAgent();
+    const start = stopInWindow(clock, 0);
+    const resetAt = start + 2 * WINDOW_MS;
+    const evaluate = (payload: object, credential = tenant.runtimeKey) =>
+      request(t.app, credential, { method: 'POST', url: '/api/v1/evaluate', payload });
+
+    const invalid = await evaluate({ agent_id: agentId });
+    expect(invalid.statusCode).toBe(400);
+    expectLimitHeaders(invalid, EVALUATE, 2, resetAt);
+    const unknown = await evaluate(action('00000000-0000-4000-8000-000000000000'));
+    expect(unknown.statusCode).toBe(404);
+    expectLimitHeaders(unknown, EVALUATE, 1, resetAt);
+    const forbidden = await evaluate(action(agentId), await keyWithScopes(t.app, tenant, ['agents:read']));
+    expect(forbidden.statusCode).toBe(403);
+    expectLimitHeaders(forbidden, EVALUATE, 0, resetAt);
+
+    // The window is full: the next invalid request is refused as its error is answered, and the one after on arrival.
+    const retryAtMs = start + WINDOW_MS + 20_000;
+    expectRateLimited(await evaluate({ agent_id: agentId }), refusedAt(start, retryAtMs));
+    expectRateLimited(await evaluate(action(agentId)), refusedAt(start, retryAtMs));
+  });
+
+  it('lets an Idempotency-Key refused with 429 go, so that a retry once admitted does the work; a replay counts, and is refused in a full window', async () => {
+    const { tenant, agentId } = await tenantWithAgent();
+    const start = stopInWindow(clock, 0);
+    const withKey = () =>
+      request(t.app, tenant.runtimeKey, {
+        method: 'POST',
+        url: '/api/v1/evaluate',
+        payload: action(agentId),
+        headers: { 'idempotency-key': 'evaluate-once' },
+      });
+    for (let i = 0; i < EVALUATE; i += 1) expect((await evaluateAs(tenant, agentId)).statusCode).toBe(200);
+    expectRateLimited(await withKey(), refusedAt(start, start + WINDOW_MS + 20_000));
+
+    clock.step(WINDOW_MS + 20_000);
+    const first = await withKey();
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    // ⌈3 × 40/60⌉ = 2 carried + the first: the replay finds the window full.
+    expectRateLimited(await withKey(), refusedAt(start + WINDOW_MS + 20_000, start + WINDOW_MS + 40_000));
+
+    clock.step(20_000);
+    const replay = await withKey();
+    expect([replay.statusCode, replay.headers['idempotent-replayed'], replay.body]).toEqual([200, 'true', first.body]);
+    expectLimitHeaders(replay, EVALUATE, 0, start + 3 * WINDOW_MS);
+  });
+
+  it("does not count a refused evaluation in the agent's history", async () => {
+    const { tenant, agentId } = await tenantWithAgent();
+    await createPolicy(t.app, tenant.admin, agentId, { policy_name: 'Writes', priority: 10 });
+    const past = EVALUATE + 1;
+    await createPolicy(t.app, tenant.admin, agentId, {
+      operation: '*',
+      policy_name: 'Busy',
+      policy_effect: 'deny',
+      rationale: 'Too many in an hour.',
+      priority: 100,
+      conditions: { '>': [{ recent_count: ['1h'] }, past] },
+    });
+    stopInWindow(clock, 0);
+    const decided = async () => {
+      const response = await evaluateAs(tenant, agentId);
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json().decision as string;
+    };
+    for (let i = 0; i < EVALUATE; i += 1) expect(await decided()).toBe('allow');
+    for (let i = 0; i < 5; i += 1) expect((await evaluateAs(tenant, agentId)).statusCode).toBe(429);
+    clock.step(WINDOW_MS + 20_000);
+    // The fourth evaluation in the hour: with the five refused it would be the ninth, past the rule's four.
+    expect(await decided()).toBe('allow');
+    clock.step(WINDOW_MS);
+    expect(await decided()).toBe('deny');
   });
 });
 

@@ -27,8 +27,8 @@ export { createUser, deleteUser, listUsers, updateUser } from './identity/users.
 export { ACCOUNT_LIMITS } from './identity/passwords.js';
 
 // Rate limits: the sliding window's arithmetic, plan figures, and sign-in throttling.
-export type { RateCounters } from './limits/counters.js';
-export type { HistoryCounters, HistoryQuery } from './history/counters.js';
+export type { Admission, RateCounters, RateGate } from './limits/counters.js';
+export type { GatedReading, HistoryCounters, HistoryQuery } from './history/counters.js';
 export type { HistoryEntry } from './history/entries.js';
 export { contributionOf, rebuildFromMs, stepMsOf, stepOf, tallyOf, TermTally, type TermReading } from './history/tally.js';
 export { historyTerm, type HistoryTerm } from './policy/history-operators.js';

@@ -3,11 +3,14 @@ import {
   rebuildFromMs,
   tallyOf,
   type TermTally,
+  type GatedReading,
   type HistoryCounters,
   type HistoryEntry,
   type HistoryQuery,
   type HistoryTerm,
   type PolicyEffect,
+  type RateCounters,
+  type RateGate,
   type TermReading,
 } from '@agov/domain';
 
@@ -20,6 +23,21 @@ import {
 export class MemoryHistory implements HistoryCounters {
   /** Per agent, per term key. */
   private readonly agents = new Map<string, Map<string, TermTally>>();
+
+  /** `counters`: the process's rate counters, which judge an evaluation's window first. */
+  constructor(private readonly counters: RateCounters) {}
+
+  async admit(
+    gate: RateGate,
+    agentId: string,
+    query: HistoryQuery,
+    recorded: (sinceMs: number) => Promise<HistoryEntry[]>,
+  ): Promise<GatedReading> {
+    const verdict = await this.counters.hit(gate.key, gate.query, true);
+    if (!verdict.allowed) return { verdict, readings: null };
+    // Counted in the window already: a read that fails answers no readings rather than failing the admission.
+    return { verdict, readings: await this.read(agentId, query, recorded).catch(() => null) };
+  }
 
   async read(agentId: string, { terms, nowMs, entry, reserve }: HistoryQuery, recorded: (sinceMs: number) => Promise<HistoryEntry[]>) {
     const missing = terms.filter((term) => !this.agents.get(agentId)?.has(term.key));

@@ -2,17 +2,21 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import {
   contributionOf,
+  judge,
   rebuildFromMs,
   stepMsOf,
   stepOf,
   tallyOf,
+  type GatedReading,
   type HistoryCounters,
   type HistoryEntry,
   type HistoryQuery,
   type HistoryTerm,
   type PolicyEffect,
+  type RateGate,
   type TermReading,
 } from '@agov/domain';
+import { type RedisCounters, type WindowCall, WINDOW_LUA } from './rate-limit-store-redis.js';
 
 /**
  * Per agent and term two keys, as history/tally.ts tallies in memory: `…:t`, a hash of each
@@ -43,32 +47,46 @@ const kindOf = (term: HistoryTerm) => (term.kind === 'recent_distinct' ? 'distin
 const ttlOf = (term: HistoryTerm) => term.windowMs + stepMsOf(term);
 
 /**
- * One read, atomic and in one round trip, for any number of terms: answers each term's value
- * before and with the evaluation's contribution as text, and with `reserve` adds that
- * contribution. A total is read from `sum`; once a step has left the window (at most once a
- * step) the steps are totalled again, those gone dropped, so a sum drifts by no more than one
- * step's floating-point additions; a distinct set drops its values gone at the same moment. The
- * keys' lifetime is renewed once a step (`until` names the step last renewed in), to last until
- * that step has left the window. `{'missing', i…}` (1-based) when terms are not held, and then
- * nothing is changed.
- * KEYS: each term's two keys. ARGV: now ms, reserve (1 or 0), then per term its kind, window
- * ms, step ms and contribution ('' for none).
+ * One read, atomic and in one round trip, for any number of terms, judged first by a
+ * rate-limit window when one is given: answers each term's value before and with the
+ * evaluation's contribution as text, and with `reserve` adds that contribution. A total is read
+ * from `sum`; once a step has left the window (at most once a step) the steps are totalled
+ * again, those gone dropped, so a sum drifts by no more than one step's floating-point
+ * additions; a distinct set drops its values gone at the same moment. The keys' lifetime is
+ * renewed once a step (`until` names the step last renewed in), to last until that step has
+ * left the window.
+ * KEYS: the window's two keys when gated, then each term's two. ARGV: now ms, reserve (1 or 0),
+ * gated (1 or 0), the window's limit, ms elapsed and window ms (zeros when not gated), then per
+ * term its kind, window ms, step ms and contribution ('' for none).
+ * Returns {'read', previous, current, then per term before and after}, with the window's counts
+ * before this evaluation (zeros when not gated); {'refused', previous, current} when the window
+ * refuses; {'missing', i…} (1-based) when terms are not held. Only a read counts in the window,
+ * and only a read changes anything.
  */
-const READ = `
-local now, reserve = tonumber(ARGV[1]), ARGV[2] == '1'
-local held, missing = {}, {'missing'}
-for i = 1, #KEYS / 2 do
-  local at = math.floor(now / tonumber(ARGV[2 + (i - 1) * 4 + 3]))
-  held[i] = redis.call('HMGET', KEYS[2 * i - 1], 'kept', 'first', 'sum', 'until', at)
+const READ = `${WINDOW_LUA}
+local now, reserve, gated = tonumber(ARGV[1]), ARGV[2] == '1', ARGV[3] == '1'
+local g = gated and 2 or 0
+local previous, current = 0, 0
+if gated then
+  previous, current = counts(KEYS[1], KEYS[2])
+  if not admits(previous, current, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])) then
+    return {'refused', previous, current}
+  end
+end
+local held, ats, missing = {}, {}, {'missing'}
+for i = 1, (#KEYS - g) / 2 do
+  ats[i] = math.floor(now / tonumber(ARGV[6 + (i - 1) * 4 + 3]))
+  held[i] = redis.call('HMGET', KEYS[g + 2 * i - 1], 'kept', 'first', 'sum', 'until', ats[i])
   if not held[i][1] then missing[#missing + 1] = i end
 end
 if #missing > 1 then return missing end
-local out = {}
-for i = 1, #KEYS / 2 do
-  local totals, values = KEYS[2 * i - 1], KEYS[2 * i]
-  local a = 2 + (i - 1) * 4
+if gated then count(KEYS[2], tonumber(ARGV[6])) end
+local out = {'read', previous, current}
+for i = 1, (#KEYS - g) / 2 do
+  local totals, values = KEYS[g + 2 * i - 1], KEYS[g + 2 * i]
+  local a = 6 + (i - 1) * 4
   local kind, window, step, add = ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), ARGV[a + 4]
-  local first, at = math.floor((now - window) / step), math.floor(now / step)
+  local first, at = math.floor((now - window) / step), ats[i]
   local moved = tonumber(held[i][2]) ~= first
   local before, after = 0, 0
   if kind == 'distinct' then
@@ -156,6 +174,13 @@ end
 return 1
 `;
 
+/** Each term's value before and with the evaluation, from a read's answer (after its tag and the window's counts). */
+const readingsOf = (answer: readonly (string | number)[]): TermReading[] => {
+  const readings: TermReading[] = [];
+  for (let at = 3; at < answer.length; at += 2) readings.push({ before: Number(answer[at]), after: Number(answer[at + 1]) });
+  return readings;
+};
+
 /** Pairs restored per script call: bounded arguments, while the marker waits for the last part. */
 const RESTORE_PART = 1_000;
 
@@ -167,7 +192,7 @@ interface Scripts {
 
 /**
  * The agents' history terms tallied in Redis, shared by every API process, on the rate
- * counters' connection and prefix. Unlike the rate counters it never falls back to memory: a
+ * counters' connection and prefix; an evaluation's read judges its tenant's rate limit too. Unlike the rate counters it never falls back to memory: a
  * process's own count would let a budget be spent again, so a Redis that cannot answer fails
  * the conditions that read it (they deny).
  */
@@ -175,9 +200,10 @@ export class RedisHistory implements HistoryCounters {
   private readonly redis: Redis & Scripts;
 
   constructor(
-    redis: Redis,
+    private readonly counters: RedisCounters,
     private readonly prefix: string,
   ) {
+    const redis = counters.connection;
     // The number of keys comes first in each call: one read serves any number of terms.
     redis.defineCommand('agovHistoryRead', { lua: READ });
     redis.defineCommand('agovHistoryRestore', { numberOfKeys: 2, lua: RESTORE });
@@ -185,17 +211,35 @@ export class RedisHistory implements HistoryCounters {
     this.redis = redis as Redis & Scripts;
   }
 
-  async read(
+  async read(agentId: string, query: HistoryQuery, recorded: (sinceMs: number) => Promise<HistoryEntry[]>): Promise<TermReading[]> {
+    return readingsOf(await this.call(agentId, query, recorded, null));
+  }
+
+  async admit(
+    gate: RateGate,
+    agentId: string,
+    query: HistoryQuery,
+    recorded: (sinceMs: number) => Promise<HistoryEntry[]>,
+  ): Promise<GatedReading> {
+    const answer = await this.call(agentId, query, recorded, this.counters.windowCall(gate.key, gate.query));
+    const verdict = judge({ previous: Number(answer[1]), current: Number(answer[2]) }, gate.query, true);
+    return { verdict, readings: answer[0] === 'refused' ? null : readingsOf(answer) };
+  }
+
+  /** The script's answer once every term is held: rebuilt from the traces first when some are not. */
+  private async call(
     agentId: string,
     { terms, nowMs, entry, reserve }: HistoryQuery,
     recorded: (sinceMs: number) => Promise<HistoryEntry[]>,
-  ): Promise<TermReading[]> {
-    const keys = terms.flatMap((term) => keysOf(this.prefix, agentId, term));
+    window: WindowCall | null,
+  ): Promise<(string | number)[]> {
+    const keys = [...(window?.keys ?? []), ...terms.flatMap((term) => keysOf(this.prefix, agentId, term))];
     const args = terms.flatMap((term) => {
       const contribution = entry && contributionOf(term, entry);
       return [kindOf(term), term.windowMs, stepMsOf(term), contribution === null ? '' : String(contribution)];
     });
-    const readOnce = () => this.redis.agovHistoryRead(keys.length, ...keys, nowMs, reserve ? 1 : 0, ...args);
+    const gate = window ? [1, ...window.args] : [0, 0, 0, 0];
+    const readOnce = () => this.redis.agovHistoryRead(keys.length, ...keys, nowMs, reserve ? 1 : 0, ...gate, ...args);
     let answer = await readOnce();
     if (answer[0] === 'missing') {
       const missing = answer.slice(1).map((index) => terms[Number(index) - 1]!);
@@ -204,7 +248,7 @@ export class RedisHistory implements HistoryCounters {
       answer = await readOnce();
       if (answer[0] === 'missing') throw new Error('history counters lost again while rebuilding');
     }
-    return terms.map((_, index) => ({ before: Number(answer[2 * index]), after: Number(answer[2 * index + 1]) }));
+    return answer;
   }
 
   async settle(agentId: string, terms: readonly HistoryTerm[], entry: HistoryEntry, decision: PolicyEffect | null): Promise<void> {

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
+import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { historyTerm, type HistoryCounters, type HistoryEntry, type HistoryTerm, type PolicyEffect } from '@agov/domain';
+import { historyTerm, judge, type HistoryCounters, type HistoryEntry, type HistoryTerm, type PolicyEffect } from '@agov/domain';
 import { MemoryHistory } from './history-store-memory.js';
 import { RedisHistory } from './history-store-redis.js';
+import { MemoryCounters } from './rate-limit-store-memory.js';
+import { RedisCounters } from './rate-limit-store-redis.js';
 
 /*
  * Both history stores against the definition of a term's value, written out naively over every
@@ -16,14 +19,18 @@ import { RedisHistory } from './history-store-redis.js';
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const prefix = `agov-test-${randomUUID()}`;
 let connection: Redis;
-beforeAll(() => {
+let counters: RedisCounters;
+beforeAll(async () => {
   connection = new Redis(REDIS_URL);
+  counters = await RedisCounters.connect(REDIS_URL, prefix, pino({ level: 'silent' }));
 });
 afterAll(async () => {
   const keys = await connection.keys(`${prefix}:*`);
   if (keys.length > 0) await connection.del(...keys);
   await connection.quit();
+  await counters.close();
 });
+const memoryStore = () => new MemoryHistory(new MemoryCounters());
 
 const term = (kind: HistoryTerm['kind'], operand: unknown[]): HistoryTerm => {
   const made = historyTerm(kind, operand);
@@ -69,7 +76,7 @@ it('both stores give each term the value its definition gives, before and with e
   await fc.assert(
     fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), fc.integer({ min: 0, max: 3_599_999 }), async (steps, offset) => {
       const agentId = randomUUID();
-      let stores: HistoryCounters[] = [new MemoryHistory(), new RedisHistory(connection, prefix)];
+      let stores: HistoryCounters[] = [memoryStore(), new RedisHistory(counters, prefix)];
       const recorded: HistoryEntry[] = [];
       const fromRecorded = async (sinceMs: number) => recorded.filter((entry) => entry.atMs > sinceMs);
       let nowMs = 1_800_000_000_000 + offset;
@@ -94,7 +101,7 @@ it('both stores give each term the value its definition gives, before and with e
         // Both lose what they held: the next read rebuilds every term from what was recorded.
         if (forgetAll && index % 5 === 4) {
           await connection.del(...(await connection.keys(`${prefix}:history:${agentId}:*`)));
-          stores = [new MemoryHistory(), stores[1]!];
+          stores = [memoryStore(), stores[1]!];
         }
       }
     }),
@@ -114,7 +121,7 @@ it('a reserved evaluation whose trace was not written is forgotten: the terms ar
     decision: null,
     context: { amount: 7 },
   });
-  for (const store of [new MemoryHistory(), new RedisHistory(connection, prefix)]) {
+  for (const store of [memoryStore(), new RedisHistory(counters, prefix)]) {
     const read = () => store.read(agentId, { terms: [TERMS[0]!], nowMs, entry: null, reserve: false }, async () => recorded);
     await store.read(agentId, { terms: [TERMS[0]!], nowMs, entry: entry(), reserve: true }, async () => recorded);
     await store.settle(agentId, [TERMS[0]!], entry(), 'allow');
@@ -129,7 +136,7 @@ it('a reserved evaluation whose trace was not written is forgotten: the terms ar
 
 it('a term held in Redis lives until the step it last counted in has left its window, renewed once a step', async () => {
   const agentId = randomUUID();
-  const store = new RedisHistory(connection, prefix);
+  const store = new RedisHistory(counters, prefix);
   const hour = term('recent_distinct', ['resource_scope', '1h']); // steps of 1 min
   const startMs = 1_800_000_000_000; // a whole minute
   const read = (nowMs: number) =>
@@ -161,4 +168,32 @@ it('a term held in Redis lives until the step it last counted in has left its wi
   // In the next step: renewed from that step's end.
   await read(startMs + 70_000);
   await expectLifetimes(3_710_000);
+});
+
+it("an evaluation's read is judged by its tenant's window first: a refusal reads, keeps and counts nothing; an admission counts once, rebuilt or not", async () => {
+  const nowMs = 1_800_000_000_000 + 12_345;
+  const entry: HistoryEntry = {
+    atMs: nowMs,
+    operation: 'write',
+    target_integration: 'github',
+    resource_scope: 'repo/a',
+    decision: null,
+    context: {},
+  };
+  for (const store of [memoryStore(), new RedisHistory(counters, prefix)]) {
+    const agentId = randomUUID();
+    const gate = { key: `tenant:${randomUUID()}:evaluate`, query: { limit: 2, windowMs: 60_000, nowMs } };
+    const admit = () => store.admit(gate, agentId, { terms: [TERMS[0]!], nowMs, entry, reserve: true }, async () => []);
+    // The first finds its term missing, rebuilds it from the (empty) record, and is counted once.
+    expect(await admit()).toEqual({ verdict: judge({ previous: 0, current: 0 }, gate.query), readings: [{ before: 0, after: 1 }] });
+    expect(await admit()).toEqual({ verdict: judge({ previous: 0, current: 1 }, gate.query), readings: [{ before: 1, after: 2 }] });
+    const refused = await admit();
+    expect(refused).toEqual({ verdict: judge({ previous: 0, current: 2 }, gate.query), readings: null });
+    expect(refused.verdict.allowed).toBe(false);
+    // Refused again from the same counts: the refusal was not counted, in the window or the term.
+    expect(await admit()).toEqual(refused);
+    expect(await store.read(agentId, { terms: [TERMS[0]!], nowMs, entry: null, reserve: false }, async () => [])).toEqual([
+      { before: 2, after: 2 },
+    ]);
+  }
 });

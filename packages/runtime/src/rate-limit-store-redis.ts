@@ -13,23 +13,41 @@ import {
 import { MemoryCounters } from './rate-limit-store-memory.js';
 
 /**
- * One request's sliding-window check, atomic and in one round trip. Mirrors `admits` in
+ * The sliding window in Lua, for every script that judges one. Mirrors `admits` in
  * packages/domain/src/limits/sliding-window.ts: integer products only, so both agree exactly.
- * KEYS: the previous and the current fixed window's count. ARGV: limit, ms elapsed in the
- * current window, window ms, 1 to count an admitted request (0 only looks).
- * Returns {admitted 1|0, previous, current before this request}.
+ * A window is two keys, the previous and the current fixed window's count.
  */
-const SLIDING_WINDOW = `
-local counts = redis.call('MGET', KEYS[1], KEYS[2])
-local previous, current = tonumber(counts[1] or '0'), tonumber(counts[2] or '0')
-local limit, elapsed, window = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local admitted = previous * (window - elapsed) + (current + 1) * window <= limit * window
-if admitted and ARGV[4] == '1' then
-  redis.call('INCR', KEYS[2])
-  redis.call('PEXPIRE', KEYS[2], 2 * window)
+export const WINDOW_LUA = `
+local function counts(previousKey, currentKey)
+  local found = redis.call('MGET', previousKey, currentKey)
+  return tonumber(found[1] or '0'), tonumber(found[2] or '0')
 end
+local function admits(previous, current, limit, elapsed, window)
+  return previous * (window - elapsed) + (current + 1) * window <= limit * window
+end
+local function count(currentKey, window)
+  redis.call('INCR', currentKey)
+  redis.call('PEXPIRE', currentKey, 2 * window)
+end
+`;
+
+/**
+ * One request's sliding-window check, atomic and in one round trip. KEYS: the window's two
+ * keys. ARGV: limit, ms elapsed in the current window, window ms, 1 to count an admitted
+ * request (0 only looks). Returns {admitted 1|0, previous, current before this request}.
+ */
+const SLIDING_WINDOW = `${WINDOW_LUA}
+local previous, current = counts(KEYS[1], KEYS[2])
+local admitted = admits(previous, current, tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
+if admitted and ARGV[4] == '1' then count(KEYS[2], tonumber(ARGV[3])) end
 return { admitted and 1 or 0, previous, current }
 `;
+
+/** A window's keys and the arguments that judge it (`WINDOW_LUA`): limit, ms elapsed in the current fixed window, window ms. */
+export interface WindowCall {
+  keys: [string, string];
+  args: [number, number, number];
+}
 
 /**
  * One sign-in attempt on a record, atomic. Mirrors `attemptOn` in
@@ -117,19 +135,21 @@ export class RedisCounters implements RateCounters {
   hit(key: string, query: WindowQuery, counted: boolean): Promise<WindowVerdict> {
     return this.shared(
       async () => {
-        const index = windowIndex(query.nowMs, query.windowMs);
-        const [, previous, current] = await this.redis.agovSlidingWindow(
-          this.keyOf(`${key}:${index - 1}`),
-          this.keyOf(`${key}:${index}`),
-          query.limit,
-          query.nowMs - index * query.windowMs,
-          query.windowMs,
-          counted ? 1 : 0,
-        );
+        const { keys, args } = this.windowCall(key, query);
+        const [, previous, current] = await this.redis.agovSlidingWindow(...keys, ...args, counted ? 1 : 0);
         return judge({ previous, current }, query, counted);
       },
       () => this.local.hit(key, query, counted),
     );
+  }
+
+  /** `key`'s window at `query` as a script judges it; the history read judges the tenant's limit in its own (history-store-redis.ts). */
+  windowCall(key: string, query: WindowQuery): WindowCall {
+    const index = windowIndex(query.nowMs, query.windowMs);
+    return {
+      keys: [this.keyOf(`${key}:${index - 1}`), this.keyOf(`${key}:${index}`)],
+      args: [query.limit, query.nowMs - index * query.windowMs, query.windowMs],
+    };
   }
 
   attemptLogin(key: string, nowMs: number, rules: LoginSchedule, enforced: boolean): Promise<LoginVerdict> {

@@ -17,5 +17,5 @@ export async function createRateCounters(config: Config, logger: Logger): Promis
 
 /** The history operators' counters: in Redis on the rate counters' connection and prefix when they are there, in memory otherwise. */
 export function createHistoryCounters(counters: RuntimeCounters, config: Config): HistoryCounters {
-  return counters instanceof RedisCounters ? new RedisHistory(counters.connection, config.queuePrefix) : new MemoryHistory();
+  return counters instanceof RedisCounters ? new RedisHistory(counters, config.queuePrefix) : new MemoryHistory(counters);
 }

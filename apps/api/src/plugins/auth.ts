@@ -23,6 +23,7 @@ declare module 'fastify' {
  * caught when the route is registered rather than when someone calls it. Each request counts
  * against a rate limit between authentication and authorization: its tenant's once it is
  * known, else its client address's (so refused credentials cannot be tried at speed either).
+ * A route whose tenant limit its handler judges (`deferredLimit`) has it prepared here.
  */
 export function installAuth(app: FastifyInstance, deps: Deps, config: Pick<Config, 'mode'>, limits: RequestLimits): void {
   app.decorateRequest('principal', null as never);

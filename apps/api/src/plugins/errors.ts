@@ -4,6 +4,7 @@ import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { AppError, codeToStatus, isStatementTimeout, type Deps, type ErrorCode } from '@agov/domain';
 import type { ErrorBody } from '../schemas/common.js';
+import type { RequestLimits } from './rate-limit.js';
 
 interface FieldProblem {
   field: string;
@@ -16,10 +17,17 @@ const RETRY_AFTER_SECONDS = 1;
 /**
  * Every error leaves the service through here, in the spec's shape, with the request id. One
  * that says the database cannot be reached is a 503 the client should retry; the outage is
- * logged once, by `databaseAvailability`, not once per request.
+ * logged once, by `databaseAvailability`, not once per request. A request whose rate limit
+ * waits for its handler is judged first, and answered 429 instead when refused.
  */
-export function installErrorHandling(app: FastifyInstance, deps: Pick<Deps, 'databaseAvailability'>): void {
-  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+export function installErrorHandling(app: FastifyInstance, deps: Pick<Deps, 'databaseAvailability'>, limits: RequestLimits): void {
+  app.setErrorHandler(async (met: FastifyError | AppError, request, reply) => {
+    const error = request.admission
+      ? await limits.judgeWaiting(request, reply).then(
+          () => met,
+          (refusal: AppError) => refusal,
+        )
+      : met;
     const databaseAway = deps.databaseAvailability.report(error);
     const body = databaseAway
       ? errorBody('service_unavailable', 'The database is unavailable; try again shortly', request.id)

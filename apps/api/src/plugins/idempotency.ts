@@ -10,6 +10,7 @@ import {
   type Deps,
 } from '@agov/domain';
 import { PUBLIC } from '../access.js';
+import type { RequestLimits } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -57,11 +58,12 @@ const NOT_STORED = new Set([
  * validation, the key is claimed for the tenant, and the request either runs (its answer is
  * stored as it is sent) or is answered at once: the stored answer, byte for byte, with
  * `Idempotent-Replayed: true`; 422 for a key used for another request; 409 while the first
- * is still running. A 5xx is not stored: the key is let go, so a retry does the work.
- * A request refused before its key is claimed (bad credentials, rate limit, invalid body)
- * uses up nothing, and is refused again the same way when retried.
+ * is still running. A 5xx is not stored: the key is let go, so a retry does the work; nor is
+ * a 429 (a rate limit the handler judges, after the claim): a retry once the window admits it
+ * does the work. A request refused before its key is claimed (bad credentials, rate limit,
+ * invalid body) uses up nothing, and is refused again the same way when retried.
  */
-export function installIdempotency(app: FastifyInstance, deps: Deps): void {
+export function installIdempotency(app: FastifyInstance, deps: Deps, limits: RequestLimits): void {
   app.decorateRequest('idempotency', null);
 
   app.addHook('onRoute', (route) => {
@@ -69,7 +71,7 @@ export function installIdempotency(app: FastifyInstance, deps: Deps): void {
     // A key is claimed in a tenant's name: a route that anyone may call has none.
     if (route.config.access === PUBLIC) throw new Error(`Route ${route.method} ${route.url} is public and cannot be idempotent`);
     route.preParsing = [...hooks(route.preParsing), fingerprintBody];
-    route.preHandler = [...hooks(route.preHandler), (request, reply) => claimOrAnswer(deps, request, reply)];
+    route.preHandler = [...hooks(route.preHandler), (request, reply) => claimOrAnswer(deps, limits, request, reply)];
     route.onSend = [...hooks(route.onSend), (request, reply, payload) => storeAnswer(deps, request, reply, payload)];
   });
 }
@@ -100,7 +102,7 @@ const invalidKey = (problem: string) =>
     fields: [{ field: 'Idempotency-Key', message: problem }],
   });
 
-async function claimOrAnswer(deps: Deps, request: FastifyRequest, reply: FastifyReply) {
+async function claimOrAnswer(deps: Deps, limits: RequestLimits, request: FastifyRequest, reply: FastifyReply) {
   const state = request.idempotency;
   if (!state) return;
   const claim = await claimIdempotencyKey(deps, request.principal, { key: state.key, fingerprint: state.fingerprint.digest('hex') });
@@ -108,6 +110,8 @@ async function claimOrAnswer(deps: Deps, request: FastifyRequest, reply: Fastify
     state.claimId = claim.claimId;
     return;
   }
+  // A replay counts against the rate limit as its first answer did, and is refused as it would be.
+  await limits.judgeWaiting(request, reply);
   const { status, headers, body } = claim.answer;
   return reply.code(status).headers(headers).header('idempotent-replayed', 'true').send(body);
 }
@@ -119,7 +123,8 @@ async function storeAnswer(deps: Deps, request: FastifyRequest, reply: FastifyRe
   const { key } = request.idempotency;
   const body = payload === undefined || payload === null ? '' : payload;
   try {
-    if (reply.statusCode >= 500 || typeof body !== 'string') await releaseIdempotencyKey(deps, request.principal, key, claimId);
+    if (reply.statusCode >= 500 || reply.statusCode === 429 || typeof body !== 'string')
+      await releaseIdempotencyKey(deps, request.principal, key, claimId);
     else
       await storeIdempotentAnswer(deps, request.principal, key, claimId, { status: reply.statusCode, headers: storedHeaders(reply), body });
   } catch (error) {

@@ -1,6 +1,14 @@
 import rateLimit, { type FastifyRateLimitStore, normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, tenantRateLimit, type Deps, type RateCategory, type RateCounters, type WindowVerdict } from '@agov/domain';
+import {
+  AppError,
+  tenantRateLimit,
+  type Admission,
+  type Deps,
+  type RateCategory,
+  type RateCounters,
+  type WindowVerdict,
+} from '@agov/domain';
 
 /** The spec's window: 60 seconds, sliding. */
 const WINDOW_MS = 60_000;
@@ -27,6 +35,17 @@ declare module 'fastify' {
      * (spec: read for GET, write for the other methods): `evaluate` on POST /evaluate.
      */
     rateCategory?: RateCategory;
+    /**
+     * The tenant's limit is judged by the handler, with the first call it makes to the counters
+     * anyway (evaluate: with the agent's history read, one round trip for both), instead of
+     * before the body is read. A request answered before the handler judges it (invalid,
+     * forbidden, an idempotent replay, an unknown agent) is judged as it is answered.
+     */
+    deferredLimit?: boolean;
+  }
+  interface FastifyRequest {
+    /** On a route with `deferredLimit`, the tenant's window until it is judged; then null. */
+    admission: Admission | null;
   }
 }
 
@@ -34,8 +53,10 @@ declare module 'fastify' {
 export interface RequestLimits {
   /** Without valid credentials (none, refused ones, signup, login): per client address, in the route's allowance if it declares one. */
   anonymous(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  /** Authenticated: per tenant, in the request's category. */
+  /** Authenticated: per tenant, in the request's category; on a route with `deferredLimit`, only prepared (`request.admission`). */
   tenant(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Judges a deferred limit that is still waiting (`request.admission`), as the request is answered otherwise. */
+  judgeWaiting(request: FastifyRequest, reply: FastifyReply): Promise<void>;
 }
 
 /**
@@ -48,6 +69,7 @@ export interface RequestLimits {
  */
 export async function installRateLimits(app: FastifyInstance, deps: Deps): Promise<RequestLimits> {
   await app.register(rateLimit, { global: false, store: storeOver(deps.rateLimits.counters) });
+  app.decorateRequest('admission', null);
   const now = () => deps.clock.now().getTime();
 
   const perTenant = app.createRateLimit({
@@ -79,11 +101,44 @@ export async function installRateLimits(app: FastifyInstance, deps: Deps): Promi
       .header('retry-after', retry_after_seconds);
   });
 
+  /**
+   * A deferred limit's refusals, by window, until the instant the window admits again. A refusal
+   * is judged after the body is read and the idempotency key claimed; remembered, the requests
+   * that keep knocking meanwhile are refused on arrival, at no cost. It is the counters' own
+   * answer: until then no request is counted anywhere, so none can be admitted (nor could
+   * any with the same limit; a new limit asks the counters again).
+   */
+  const refusals = new Map<string, { limit: number; untilMs: number }>();
+  async function prepare(request: FastifyRequest, reply: FastifyReply) {
+    const category = categoryOf(request);
+    const key = `tenant:${request.principal.tenantId}:${category}`;
+    const query = { limit: await tenantRateLimit(deps, request.principal.tenantId, category), windowMs: WINDOW_MS, nowMs: now() };
+    const refused = refusals.get(key);
+    if (refused && refused.limit === query.limit && query.nowMs < refused.untilMs) {
+      answer(reply, category, query.limit, { allowed: false, remaining: 0, atMs: refused.untilMs }, query.nowMs, true);
+    }
+    if (refused) refusals.delete(key);
+    request.admission = {
+      gate: { key, query },
+      judged: (verdict: WindowVerdict) => {
+        request.admission = null;
+        if (!verdict.allowed) refusals.set(key, { limit: query.limit, untilMs: verdict.retryAtMs });
+        const atMs = verdict.allowed ? verdict.resetAtMs : verdict.retryAtMs;
+        answer(reply, category, query.limit, { allowed: verdict.allowed, remaining: verdict.remaining, atMs }, query.nowMs, true);
+      },
+    };
+  }
+
   return {
     // A route with `rateLimit: false` (health probes) is not counted: it only shows where the caller stands.
     anonymous: (request, reply) =>
       limit(perAddress, request, reply, allowanceOf(request).category, request.routeOptions.config.rateLimit !== false),
-    tenant: (request, reply) => limit(perTenant, request, reply, categoryOf(request), true),
+    tenant: (request, reply) =>
+      request.routeOptions.config.deferredLimit ? prepare(request, reply) : limit(perTenant, request, reply, categoryOf(request), true),
+    judgeWaiting: async (request) => {
+      const admission = request.admission;
+      if (admission) admission.judged(await deps.rateLimits.counters.hit(admission.gate.key, admission.gate.query, true));
+    },
   };
 }
 
@@ -95,16 +150,41 @@ async function limit(limiter: Limiter, request: FastifyRequest, reply: FastifyRe
   const result = await limiter(request, { increment: counted });
   // Only an allow list answers `isAllowed`, and none is configured.
   if (result.isAllowed) return;
-  const resetAtMs = instantOf(result.key) + result.ttl;
-  const resetAt = Math.ceil(resetAtMs / 1_000);
-  reply.header('x-ratelimit-limit', result.max).header('x-ratelimit-remaining', result.remaining).header('x-ratelimit-reset', resetAt);
-  if (!counted || !result.isExceeded) return;
-  throw new AppError('rate_limit_exceeded', `Rate limit exceeded: ${result.max} ${category} requests per minute`, {
+  const nowMs = instantOf(result.key);
+  answer(
+    reply,
     category,
-    limit: result.max,
+    result.max,
+    { allowed: !result.isExceeded, remaining: result.remaining, atMs: nowMs + result.ttl },
+    nowMs,
+    counted,
+  );
+}
+
+/**
+ * Where a request stands in its window, as headers; refused and counted, the 429. `atMs`: when
+ * the window is all forgotten if admitted, when it admits again if refused.
+ */
+function answer(
+  reply: FastifyReply,
+  category: string,
+  limit: number,
+  standing: { allowed: boolean; remaining: number; atMs: number },
+  nowMs: number,
+  counted: boolean,
+) {
+  const resetAt = Math.ceil(standing.atMs / 1_000);
+  reply.header('x-ratelimit-limit', limit).header('x-ratelimit-remaining', standing.remaining).header('x-ratelimit-reset', resetAt);
+  if (!counted || standing.allowed) return;
+  const retryAfterSeconds = Math.ceil((standing.atMs - nowMs) / 1_000);
+  // Set here too: a refusal judged while another error is answered replaces it after the error hooks ran.
+  reply.header('retry-after', retryAfterSeconds);
+  throw new AppError('rate_limit_exceeded', `Rate limit exceeded: ${limit} ${category} requests per minute`, {
+    category,
+    limit,
     remaining: 0,
     reset_at: resetAt,
-    retry_after_seconds: Math.ceil(result.ttl / 1_000),
+    retry_after_seconds: retryAfterSeconds,
   });
 }
 

@@ -14,7 +14,8 @@ import { actionDigest } from './action-digest.js';
 import { decide, loadDecisionInputs, shadowDecision, type Decision, type EvaluationRequest } from './decide.js';
 import { evaluationEvents } from './evaluation-events.js';
 import { entryOf } from '../history/entries.js';
-import { historyTermsOf, readHistory, valuesOf } from '../history/read.js';
+import { admitWithHistory, historyTermsOf, valuesOf } from '../history/read.js';
+import type { Admission } from '../limits/counters.js';
 import { budgetCrossings, budgetsOf, type BudgetCrossing } from '../history/budgets.js';
 import { presentBudgetCrossing } from '../presenters/agents.js';
 import type { HistoryValues } from '../policy/history-operators.js';
@@ -45,7 +46,12 @@ export interface EvaluationResult {
  * shadow rule would have decided instead, committed together with other evaluations under way
  * (group commit, see evaluation-writer.ts). Every agent calls this before it acts.
  */
-export async function evaluate(deps: EvaluationDeps, principal: Principal, input: EvaluateInput): Promise<EvaluationResult> {
+export async function evaluate(
+  deps: EvaluationDeps,
+  principal: Principal,
+  input: EvaluateInput,
+  { gate, judged }: Admission,
+): Promise<EvaluationResult> {
   const inputs = await loadDecisionInputs(deps, principal.tenantId, input.agent_id);
   const deciding = {
     inputs,
@@ -53,11 +59,15 @@ export async function evaluate(deps: EvaluationDeps, principal: Principal, input
     now: deps.clock.now(),
     trace: { id: randomUUID(), tenantId: principal.tenantId },
   };
-  // Read only for an agent whose rules use history operators: any other pays nothing, not even an await.
+  // Read only for an agent whose rules use history operators, with the tenant's limit: one call to the counters either way.
   const terms = historyTermsOf(inputs);
-  if (terms.length === 0) return decideAndRecord(deps, principal, input, { ...deciding, history: undefined, crossings: [] });
+  if (terms.length === 0) {
+    judged(await deps.rateLimits.counters.hit(gate.key, gate.query, true));
+    return decideAndRecord(deps, principal, input, { ...deciding, history: undefined, crossings: [] });
+  }
   const entry = entryOf(deciding.now.getTime(), input, deciding.context);
-  const readings = await readHistory(deps, inputs.agent, { terms, nowMs: entry.atMs, entry, reserve: true });
+  const { verdict, readings } = await admitWithHistory(deps, gate, inputs.agent, { terms, nowMs: entry.atMs, entry, reserve: true });
+  judged(verdict);
   const history = valuesOf(terms, readings);
   const crossings = readings ? budgetCrossings(budgetsOf(inputs), terms, readings) : [];
   // The reserved entry counts for the decision filters once recorded (there is nothing to tell

@@ -1,3 +1,5 @@
+import type { RateGate } from '../limits/counters.js';
+import type { WindowVerdict } from '../limits/sliding-window.js';
 import type { HistoryTerm } from '../policy/history-operators.js';
 import type { PolicyEffect } from '../policy/matching.js';
 import type { HistoryEntry } from './entries.js';
@@ -13,6 +15,12 @@ export interface HistoryQuery {
   reserve: boolean;
 }
 
+/** A read admitted by a rate-limit window first: `readings` null when the window refused it. */
+export interface GatedReading {
+  verdict: WindowVerdict;
+  readings: TermReading[] | null;
+}
+
 /**
  * Where the agents' history terms are tallied, per term and step of its window (history/tally.ts):
  * Redis, shared by every API process, or this process's memory (embedded mode). A term the
@@ -25,6 +33,18 @@ export interface HistoryCounters {
    * `reserve` is set. Throws when the store cannot answer; the conditions reading it then fail closed.
    */
   read(agentId: string, query: HistoryQuery, recorded: (sinceMs: number) => Promise<HistoryEntry[]>): Promise<TermReading[]>;
+  /**
+   * `read`, judged first by the rate-limit window `gate` in the same atomic step (one round
+   * trip in Redis): a refused evaluation reads and keeps nothing and is not counted in the
+   * window; an admitted one is counted there as `RateCounters.hit` counts it. Throws, having
+   * counted nothing, when the store cannot answer.
+   */
+  admit(
+    gate: RateGate,
+    agentId: string,
+    query: HistoryQuery,
+    recorded: (sinceMs: number) => Promise<HistoryEntry[]>,
+  ): Promise<GatedReading>;
   /**
    * A reserved entry once its evaluation is recorded: the terms filtered by `decision` count it
    * now. When it was not recorded (`decision` null) the agent's terms are dropped, to be rebuilt

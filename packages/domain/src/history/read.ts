@@ -3,7 +3,9 @@ import type { AgentRow } from '@agov/db';
 import type { DecisionInputs } from '../caches/decision-inputs.js';
 import { historyTermsIn, type HistoryTerm, type HistoryValues } from '../policy/history-operators.js';
 import type { HistoryDeps } from './deps.js';
-import type { HistoryQuery } from './counters.js';
+import type { RateGate } from '../limits/counters.js';
+import type { LimitsDeps } from '../limits/deps.js';
+import type { GatedReading, HistoryQuery } from './counters.js';
 import type { HistoryEntry } from './entries.js';
 import type { TermReading } from './tally.js';
 
@@ -35,6 +37,24 @@ export async function readHistory(deps: HistoryDeps, agent: AgentRow, query: His
     return await deps.history.read(agent.id, query, (sinceMs) => recordedHistory(deps, agent, sinceMs, query.nowMs));
   } catch {
     return null;
+  }
+}
+
+/**
+ * `readHistory` for an evaluation whose tenant's limit is judged with it (`gate`), in one call
+ * to the counters. When they cannot answer, the limit is judged alone (the rate counters fall
+ * back to this process's memory) and the readings are null.
+ */
+export async function admitWithHistory(
+  deps: HistoryDeps & LimitsDeps,
+  gate: RateGate,
+  agent: AgentRow,
+  query: HistoryQuery,
+): Promise<GatedReading> {
+  try {
+    return await deps.history.admit(gate, agent.id, query, (sinceMs) => recordedHistory(deps, agent, sinceMs, query.nowMs));
+  } catch {
+    return { verdict: await deps.rateLimits.counters.hit(gate.key, gate.query, true), readings: null };
   }
 }
 

@@ -19,3 +19,20 @@ export interface RateCounters {
   /** True while counters that should be shared are kept in this process only. */
   readonly degraded: boolean;
 }
+
+/** One sliding window a request counts against: `RateCounters.hit`'s key and query. */
+export interface RateGate {
+  key: string;
+  query: WindowQuery;
+}
+
+/**
+ * How an evaluation is admitted by its tenant's rate limit when the limit is judged by the
+ * handler (the API's `deferredLimit`): judged with the first call evaluate makes to the counters
+ * anyway, so that the history read and the limit cost one round trip together.
+ */
+export interface Admission {
+  gate: RateGate;
+  /** Takes the verdict on `gate`, counted: returns when admitted, throws the refusal otherwise. */
+  judged(verdict: WindowVerdict): void;
+}

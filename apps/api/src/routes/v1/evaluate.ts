@@ -7,11 +7,12 @@ export const evaluationRoutes: Routes = async (app, { deps }) => {
   app.post(
     '/evaluate',
     {
-      config: { access: ACCESS.evaluate, rateCategory: 'evaluate', idempotent: true },
+      config: { access: ACCESS.evaluate, rateCategory: 'evaluate', deferredLimit: true, idempotent: true },
       schema: { operationId: 'evaluate', tags: ['evaluate'], body: EvaluateBody, response: { 200: EvaluateResponse } },
     },
     async (request) => {
-      const result = await evaluate(deps, request.principal, request.body);
+      // Prepared by the auth hook for this route (`deferredLimit`), judged by evaluate with its first call to the counters.
+      const result = await evaluate(deps, request.principal, request.body, request.admission!);
       request.decision = result.decision;
       return presentEvaluation(result);
     },
