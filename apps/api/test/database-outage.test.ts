@@ -217,9 +217,11 @@ describe('a failover to a promoted standby under load', () => {
 
     expect(followedMs).toBeLessThan(5_000);
     expect(new Set(load.answers.map((answer) => answer.status))).toEqual(new Set([200, 503]));
-    // Reached again after an outage, or found moved when the promotion was quicker than the probe.
+    // Reached again after an outage, or found moved when the promotion was quicker than the probe;
+    // on a busy machine a probe late past its deadline may tell a second, short outage. Each names the new primary.
     const followed = [...logged(t, 'database reachable again'), ...logged(t, 'database server changed')];
-    expect(followed.map((entry) => entry.server)).toEqual([`127.0.0.1:${standby.port}`]);
+    expect(followed.length).toBeGreaterThan(0);
+    expect(new Set(followed.map((entry) => entry.server))).toEqual(new Set([`127.0.0.1:${standby.port}`]));
     await expectNothingLost(service, load.answers);
   }, 180_000);
 });
