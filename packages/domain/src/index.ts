@@ -109,6 +109,7 @@ export { csvChunks, jsonArrayChunks } from './exports/formats.js';
 export { dayOf, instantOf, timeRange, type TimeRange } from './support/time-range.js';
 export { recordOutcome } from './traces/outcome.js';
 export { getTrace, listTraces, verifyTrace } from './traces/traces.js';
+export { foldTallies } from './support/tallies.js';
 
 // Idempotent retries: a request's first answer, given again to the same request with the same key.
 export {

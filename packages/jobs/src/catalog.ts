@@ -6,6 +6,7 @@ import {
   expireDueApprovals,
   expireOnSchedule,
   fanOutAuditEvents,
+  foldTallies,
   postApprovalCard,
   postEscalationCard,
   sendApprovalEmail,
@@ -66,6 +67,8 @@ export const PERIODIC_JOBS = {
   approval_expiry_sweep: { queue: 'effects', run: (deps: Deps) => expireDueApprovals(deps) },
   // Idempotency keys past their 24 hours, 1 000 a statement until none are left.
   idempotency_key_sweep: { queue: 'effects', run: (deps: Deps) => deleteExpiredIdempotencyKeys(deps) },
+  // The tallies' changes added in: totals are exact without it, and cheaper to read with it.
+  tally_fold: { queue: 'effects', run: foldTallies },
 } as const satisfies Record<string, { queue: QueueName; run(deps: Deps): Promise<unknown> }>;
 
 export type PeriodicJob = keyof typeof PERIODIC_JOBS;

@@ -176,6 +176,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
             audit_batch: config.auditBatchIntervalMs,
             approval_expiry_sweep: config.approvalExpirySweepMs,
             idempotency_key_sweep: IDEMPOTENCY_KEY_SWEEP_MS,
+            tally_fold: TALLY_FOLD_MS,
           },
         },
         logger,
@@ -206,6 +207,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
  * never given again whether or not it was deleted, so this only bounds the table's size.
  */
 const IDEMPOTENCY_KEY_SWEEP_MS = 10 * 60 * 1_000;
+/** A few changes a group commit between folds: a total reads a few hundred at most. */
+const TALLY_FOLD_MS = 5_000;
 
 /** BullMQ in a worker on Redis; in-process in the API without Redis; otherwise nothing. */
 function jobBackendFor(config: Config, role: ProcessRole, logger: Logger): JobBackend | null {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { at, createdAt, id } from './columns.js';
 import { tenants, users } from './identity.js';
 
@@ -95,3 +95,21 @@ export const voteDelegations = pgTable(
 );
 
 export type VoteDelegationRow = typeof voteDelegations.$inferSelect;
+
+/*
+ * How many approval requests each tenant's agents have per status: the exact totals of the
+ * approvals list, its count and the agent detail, kept as the trace tallies are (traces.ts):
+ * triggers write each change to `approval_tally_changes`, the `tally_fold` job adds them in.
+ */
+const approvalTallyColumns = () => ({
+  tenantId: uuid('tenant_id').notNull(),
+  agentId: uuid('agent_id').notNull(),
+  status: text('status').notNull(),
+  approvals: bigint('approvals', { mode: 'number' }).notNull(),
+});
+
+export const approvalTallies = pgTable('approval_tallies', approvalTallyColumns(), (t) => [
+  primaryKey({ name: 'approval_tallies_pkey', columns: [t.tenantId, t.agentId, t.status] }),
+]);
+
+export const approvalTallyChanges = pgTable('approval_tally_changes', approvalTallyColumns());

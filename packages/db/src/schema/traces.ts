@@ -1,4 +1,4 @@
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { at, id } from './columns.js';
 
 /*
@@ -95,3 +95,27 @@ export const shadowDecisions = pgTable(
 export type TraceRow = typeof traces.$inferSelect;
 export type TraceEventRow = typeof traceEvents.$inferSelect;
 export type ShadowDecisionRow = typeof shadowDecisions.$inferSelect;
+
+/*
+ * How many traces each tenant's agents have, per hour of `started_at` (UTC), decision and
+ * outcome: the exact totals of the lists and the agent detail, without counting the history.
+ * Triggers on `traces` (migration 0018) write every change to `trace_tally_changes` in the
+ * writer's transaction, as rows to add up, so that concurrent evaluations and outcomes never
+ * wait on one tally row; the `tally_fold` job adds them into `trace_tallies`. A total is
+ * the tallies plus the changes not yet folded, read in one statement: exact at any moment,
+ * whether or not the worker keeps up.
+ */
+const tallyColumns = () => ({
+  tenantId: uuid('tenant_id').notNull(),
+  agentId: uuid('agent_id').notNull(),
+  hour: at('hour').notNull(),
+  decision: text('decision').notNull(),
+  finalOutcome: text('final_outcome').notNull(),
+  traces: bigint('traces', { mode: 'number' }).notNull(),
+});
+
+export const traceTallies = pgTable('trace_tallies', tallyColumns(), (t) => [
+  primaryKey({ name: 'trace_tallies_pkey', columns: [t.tenantId, t.hour, t.agentId, t.decision, t.finalOutcome] }),
+]);
+
+export const traceTallyChanges = pgTable('trace_tally_changes', tallyColumns());

@@ -1,9 +1,11 @@
-import { and, count, desc, eq, gte } from 'drizzle-orm';
-import { approvalRequests, traces, type AgentRow } from '@agov/db';
+import { and, desc, eq } from 'drizzle-orm';
+import { traces, type AgentRow } from '@agov/db';
 import type { Principal } from '../access/access.js';
 import type { CoreDeps } from '../caches/caches.js';
 import type { AgentDetailInput } from '../presenters/agents.js';
 import { getAgent } from './agents.js';
+import { approvalCounts } from '../approvals/tallies.js';
+import { countTraces, traceTotal } from '../traces/tallies.js';
 
 const RECENT_TRACES = 5;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -23,7 +25,7 @@ export async function getAgentWithStats(deps: CoreDeps, principal: Principal, id
   const { db } = deps.database;
   const ofAgent = and(eq(traces.tenantId, principal.tenantId), eq(traces.agentId, id));
   const since = new Date(deps.clock.now().getTime() - DAY_MS);
-  const [agent, recentTraces, approvals, decisions, [traceTotal]] = await Promise.all([
+  const [agent, recentTraces, approvals, decisions, traceCount] = await Promise.all([
     getAgent(deps, principal, id),
     db
       .select({
@@ -39,17 +41,9 @@ export async function getAgentWithStats(deps: CoreDeps, principal: Principal, id
       .where(ofAgent)
       .orderBy(desc(traces.startedAt), desc(traces.id))
       .limit(RECENT_TRACES),
-    db
-      .select({ key: approvalRequests.status, total: count() })
-      .from(approvalRequests)
-      .where(and(eq(approvalRequests.tenantId, principal.tenantId), eq(approvalRequests.agentId, id)))
-      .groupBy(approvalRequests.status),
-    db
-      .select({ key: traces.decision, total: count() })
-      .from(traces)
-      .where(and(ofAgent, gte(traces.startedAt, since)))
-      .groupBy(traces.decision),
-    db.select({ total: count() }).from(traces).where(ofAgent),
+    approvalCounts(deps, principal.tenantId, { agent_id: id }),
+    countTraces(deps, principal.tenantId, { agent_id: id, from: since }, true),
+    traceTotal(deps, principal.tenantId, { agent_id: id }),
   ]);
   return {
     agent,
@@ -57,14 +51,12 @@ export async function getAgentWithStats(deps: CoreDeps, principal: Principal, id
       recentTraces,
       approvalCounts: tally(APPROVAL_STATUSES, approvals),
       decisionsLast24h: tally(DECISIONS, decisions),
-      traceCount: traceTotal?.total ?? 0,
+      traceCount,
     },
   };
 }
 
-/** Counts per key, with a zero for every key that has no rows. */
-function tally<K extends string>(keys: readonly K[], rows: readonly { key: string; total: number }[]): Record<K, number> {
-  const totals = Object.fromEntries(keys.map((key) => [key, 0])) as Record<K, number>;
-  for (const row of rows) if ((keys as readonly string[]).includes(row.key)) totals[row.key as K] = row.total;
-  return totals;
+/** Counts per key, with a zero for every key that has none. */
+function tally<K extends string>(keys: readonly K[], counted: ReadonlyMap<string, number>): Record<K, number> {
+  return Object.fromEntries(keys.map((key) => [key, counted.get(key) ?? 0])) as Record<K, number>;
 }

@@ -1,10 +1,11 @@
-import { and, count, desc, eq, type SQL } from 'drizzle-orm';
+import { and, desc, eq, type SQL } from 'drizzle-orm';
 import { agents, approvalRequests, traces, type AgentRow, type ApprovalRow, type ExecutionGrantRow, type TraceRow } from '@agov/db';
 import type { Principal } from '../access/access.js';
 import type { CoreDeps } from '../caches/caches.js';
 import { grantOf } from '../grants/grants.js';
 import { notFound } from '../support/errors.js';
-import { pageOf, type Page, type Paged } from '../support/pagination.js';
+import { pageRows, type Page, type Paged } from '../support/pagination.js';
+import { approvalTotal } from './tallies.js';
 import type { ApprovalDeps } from './deps.js';
 import { expireApproval } from './decisions.js';
 
@@ -24,24 +25,16 @@ export async function listApprovals(
   const conditions: SQL[] = [eq(approvalRequests.tenantId, principal.tenantId)];
   if (filters.status) conditions.push(eq(approvalRequests.status, filters.status));
   if (filters.agent_id) conditions.push(eq(approvalRequests.agentId, filters.agent_id));
-  return pageOf(
-    deps.database.db,
-    approvalRequests,
-    and(...conditions),
-    [desc(approvalRequests.requestedAt), desc(approvalRequests.id)],
-    page,
-  );
+  const [items, total] = await Promise.all([
+    pageRows(deps.database.db, approvalRequests, and(...conditions), [desc(approvalRequests.requestedAt), desc(approvalRequests.id)], page),
+    approvalTotal(deps, principal.tenantId, filters),
+  ]);
+  return { items, total };
 }
 
 /** How many of the tenant's requests have this status; all of them without one. */
 export async function countApprovals(deps: CoreDeps, principal: Principal, status?: ApprovalStatus): Promise<number> {
-  const conditions: SQL[] = [eq(approvalRequests.tenantId, principal.tenantId)];
-  if (status) conditions.push(eq(approvalRequests.status, status));
-  const [counted] = await deps.database.db
-    .select({ total: count() })
-    .from(approvalRequests)
-    .where(and(...conditions));
-  return counted?.total ?? 0;
+  return approvalTotal(deps, principal.tenantId, status ? { status } : {});
 }
 
 /**

@@ -5,7 +5,8 @@ import type { TimeRange } from '../support/time-range.js';
 import { verifyChain, type ChainedEvent } from '../audit/hash-chain.js';
 import type { CoreDeps } from '../caches/caches.js';
 import { notFound } from '../support/errors.js';
-import { pageOf, type Page, type Paged } from '../support/pagination.js';
+import { pageRows, type Page, type Paged } from '../support/pagination.js';
+import { traceTotal } from './tallies.js';
 import { presentEvent } from '../presenters/traces.js';
 
 export interface TraceFilters extends Partial<TimeRange> {
@@ -19,7 +20,11 @@ export async function listTraces(deps: CoreDeps, principal: Principal, filters: 
   if (filters.outcome) conditions.push(eq(traces.finalOutcome, filters.outcome));
   if (filters.from) conditions.push(gte(traces.startedAt, filters.from));
   if (filters.to) conditions.push(lte(traces.startedAt, filters.to));
-  return pageOf(deps.database.db, traces, and(...conditions), [desc(traces.startedAt), desc(traces.id)], page);
+  const [items, total] = await Promise.all([
+    pageRows(deps.database.db, traces, and(...conditions), [desc(traces.startedAt), desc(traces.id)], page),
+    traceTotal(deps, principal.tenantId, filters),
+  ]);
+  return { items, total };
 }
 
 export interface TraceWithEvents {
