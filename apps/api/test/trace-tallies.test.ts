@@ -18,6 +18,7 @@ const LIMITS = { RATE_LIMIT_READ: '100000', RATE_LIMIT_EVALUATE: '100000', RATE_
 const HOUR = 3_600_000;
 const DECISIONS: Record<string, string> = { write: 'allow', refund: 'approval_required', delete: 'deny' };
 const MINUTE = 60_000;
+const DAY = 24 * HOUR;
 
 interface Listed {
   id: string;
@@ -42,14 +43,28 @@ describe.each(Object.entries(DISPATCH_DATABASES))('on %s', (_kind, database) => 
         policy_name: 'Refunds',
         policy_effect: 'approval_required',
         priority: 20,
+        // The requests stay decidable across the test's three days.
+        max_session_ttl: 7 * 86_400,
       });
     }
     const stopped = stopUntilTestEnds(clock).getTime();
-    const start = Math.ceil(stopped / HOUR) * HOUR + HOUR;
+    // A day's start (UTC), the evaluations over three days.
+    const start = Math.ceil(stopped / DAY) * DAY + DAY;
     clock.step(start - stopped);
 
     // Evaluations on either side of hour boundaries, for both agents: allowed writes, refunds that wait, deletes denied.
-    const offsets = [0, 10 * MINUTE, HOUR - 1, HOUR, HOUR + 30 * MINUTE, 2 * HOUR + 5 * MINUTE, 3 * HOUR, 4 * HOUR - 1];
+    const offsets = [
+      0,
+      10 * MINUTE,
+      HOUR - 1,
+      HOUR,
+      HOUR + 30 * MINUTE,
+      3 * HOUR,
+      DAY - 1,
+      DAY,
+      DAY + 2 * HOUR + 5 * MINUTE,
+      2 * DAY + 4 * HOUR - 1,
+    ];
     const allowed: string[] = [];
     const waiting: string[] = [];
     let at = start;
@@ -69,10 +84,19 @@ describe.each(Object.entries(DISPATCH_DATABASES))('on %s', (_kind, database) => 
       expect(response.statusCode, response.body).toBe(200);
       return response.json().data;
     };
-    const instants = [start - HOUR, start, start + 1, start + 10 * MINUTE, start + HOUR - 1, start + HOUR, start + 2 * HOUR + 30 * MINUTE];
-    instants.push(start + 3 * HOUR, start + 4 * HOUR - 1, start + 5 * HOUR);
+    const instants = [
+      start - HOUR,
+      start,
+      start + 10 * MINUTE,
+      start + HOUR - 1,
+      start + HOUR,
+      start + 2 * HOUR + 30 * MINUTE,
+      start + DAY - 1,
+    ];
+    instants.push(start + DAY, start + DAY + 3 * HOUR, start + 2 * DAY, start + 2 * DAY + 4 * HOUR - 1, start + 3 * DAY);
     const iso = (ms: number) => new Date(ms).toISOString();
 
+    const detailAt = start + 2 * DAY + 30 * MINUTE;
     async function expectExactTotals() {
       const traces = await listed();
       expect(traces).toHaveLength(offsets.length * 3);
@@ -122,11 +146,11 @@ describe.each(Object.entries(DISPATCH_DATABASES))('on %s', (_kind, database) => 
         expect(listed.json().pagination.total).toBe(ofAgent.length);
       }
 
-      // The detail's day reaches back to 30 minutes into the first hour: the first two evaluations are before it.
-      clock.step(start + 24 * HOUR + 30 * MINUTE - at);
+      // The detail's day reaches back to half an hour into the second day's first hour, cutting it.
+      clock.step(detailAt - at);
       for (const agent of agents) {
         const own = traces.filter((trace) => trace.agent_id === agent.id);
-        const day = own.filter((trace) => Date.parse(trace.started_at) >= start + 30 * MINUTE);
+        const day = own.filter((trace) => Date.parse(trace.started_at) >= detailAt - DAY);
         // The rules decide by operation; a list item does not show the decision.
         const count = (decided: string) => day.filter((trace) => DECISIONS[trace.requested_operation] === decided).length;
         const detail = (await api.get(tenant.admin, `/api/v1/agents/${agent.id}`)).json().data;
@@ -143,7 +167,7 @@ describe.each(Object.entries(DISPATCH_DATABASES))('on %s', (_kind, database) => 
           },
         });
       }
-      clock.step(at - (start + 24 * HOUR + 30 * MINUTE));
+      clock.step(at - detailAt);
     }
 
     await expectExactTotals();

@@ -98,24 +98,26 @@ export type ShadowDecisionRow = typeof shadowDecisions.$inferSelect;
 
 /*
  * How many traces each tenant's agents have, per hour of `started_at` (UTC), decision and
- * outcome: the exact totals of the lists and the agent detail, without counting the history.
- * Triggers on `traces` (migration 0018) write every change to `trace_tally_changes` in the
- * writer's transaction, as rows to add up, so that concurrent evaluations and outcomes never
- * wait on one tally row; the `tally_fold` job adds them into `trace_tallies`. A total is
- * the tallies plus the changes not yet folded, read in one statement: exact at any moment,
- * whether or not the worker keeps up.
+ * outcome, and the same per day: the exact totals of the lists and the agent detail, without
+ * counting the history. Triggers on `traces` (migration 0018) write every change to
+ * `trace_tally_changes` (per hour) in the writer's transaction, as rows to add up, so that
+ * concurrent evaluations and outcomes never wait on one tally row; the `tally_fold` job adds
+ * them into both tallies. A total is the tallies plus the changes not yet folded, read in one
+ * statement: exact at any moment, whether or not the worker keeps up.
  */
-const tallyColumns = () => ({
-  tenantId: uuid('tenant_id').notNull(),
-  agentId: uuid('agent_id').notNull(),
-  hour: at('hour').notNull(),
+const tallyOwner = () => ({ tenantId: uuid('tenant_id').notNull(), agentId: uuid('agent_id').notNull() });
+const tallyCounts = () => ({
   decision: text('decision').notNull(),
   finalOutcome: text('final_outcome').notNull(),
   traces: bigint('traces', { mode: 'number' }).notNull(),
 });
 
-export const traceTallies = pgTable('trace_tallies', tallyColumns(), (t) => [
+export const traceTallies = pgTable('trace_tallies', { ...tallyOwner(), hour: at('hour').notNull(), ...tallyCounts() }, (t) => [
   primaryKey({ name: 'trace_tallies_pkey', columns: [t.tenantId, t.hour, t.agentId, t.decision, t.finalOutcome] }),
 ]);
 
-export const traceTallyChanges = pgTable('trace_tally_changes', tallyColumns());
+export const traceDayTallies = pgTable('trace_day_tallies', { ...tallyOwner(), day: at('day').notNull(), ...tallyCounts() }, (t) => [
+  primaryKey({ name: 'trace_day_tallies_pkey', columns: [t.tenantId, t.day, t.agentId, t.decision, t.finalOutcome] }),
+]);
+
+export const traceTallyChanges = pgTable('trace_tally_changes', { ...tallyOwner(), hour: at('hour').notNull(), ...tallyCounts() });

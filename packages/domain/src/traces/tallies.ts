@@ -3,6 +3,7 @@ import type { CoreDeps } from '../caches/caches.js';
 import type { TimeRange } from '../support/time-range.js';
 
 const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
 
 /** What a count of traces selects: the tenant's, optionally one agent's, one outcome's, a range of `started_at`. */
 export interface TraceCountFilters extends Partial<TimeRange> {
@@ -12,10 +13,11 @@ export interface TraceCountFilters extends Partial<TimeRange> {
 
 /**
  * How many traces the filters select, exactly, per decision when `byDecision` (else under the
- * key `all`). The hours a range covers whole are read from the tallies (those folded, and the
- * changes not folded yet); the parts of an hour it cuts at either end are counted from the
- * traces. One statement, so one snapshot: a trace written meanwhile is counted wholly or not
- * at all. The cost grows with the hours and agents the range spans, not with the traces.
+ * key `all`). The days a range covers whole are read from the day tallies, the other hours it
+ * covers whole from the hour tallies, the changes not folded yet for all of those, and the parts
+ * of an hour it cuts at either end from the traces. One statement, so one snapshot: a trace
+ * written meanwhile is counted wholly or not at all. The cost grows with the days and agents
+ * the range spans, not with the traces.
  */
 export async function countTraces(
   deps: CoreDeps,
@@ -23,24 +25,17 @@ export async function countTraces(
   filters: TraceCountFilters,
   byDecision = false,
 ): Promise<Map<string, number>> {
-  const { whole, cut } = splitByHour(filters);
+  const { days, hours, changes, cut } = splitRange(filters);
   const common = [sql`tenant_id = ${tenantId}`];
   if (filters.agent_id) common.push(sql`agent_id = ${filters.agent_id}`);
   if (filters.outcome) common.push(sql`final_outcome = ${filters.outcome}`);
   const key = byDecision ? sql.raw('decision') : sql.raw(`'all'`);
-  const hours = [...common];
-  if (whole?.first) hours.push(sql`hour >= ${whole.first.toISOString()}::timestamptz`);
-  if (whole?.end) hours.push(sql`hour < ${whole.end.toISOString()}::timestamptz`);
+  const where = (conditions: SQL[]) => sql.join([...common, ...conditions], sql` and `);
   const parts = [
-    ...(whole
-      ? [
-          sql`select ${key} as key, traces from trace_tallies where ${sql.join(hours, sql` and `)}`,
-          sql`select ${key} as key, traces from trace_tally_changes where ${sql.join(hours, sql` and `)}`,
-        ]
-      : []),
-    ...cut.map(
-      (range) => sql`select ${key} as key, count(*) as traces from traces where ${sql.join([...common, range], sql` and `)} group by 1`,
-    ),
+    ...(days ? [sql`select ${key} as key, traces from trace_day_tallies where ${where(within('day', days))}`] : []),
+    ...hours.map((span) => sql`select ${key} as key, traces from trace_tallies where ${where(within('hour', span))}`),
+    ...(changes ? [sql`select ${key} as key, traces from trace_tally_changes where ${where(within('hour', changes))}`] : []),
+    ...cut.map((range) => sql`select ${key} as key, count(*) as traces from traces where ${where([range])} group by 1`),
   ];
   const rows = await deps.database.rows<{ key: string; total: string | number }>(
     sql`select key, sum(traces) as total from (${sql.join(parts, sql` union all `)}) counted group by key`,
@@ -48,27 +43,49 @@ export async function countTraces(
   return new Map(rows.map((row) => [row.key, Number(row.total)]));
 }
 
+/** The total of `countTraces` without a breakdown. */
+export async function traceTotal(deps: CoreDeps, tenantId: string, filters: TraceCountFilters): Promise<number> {
+  return (await countTraces(deps, tenantId, filters)).get('all') ?? 0;
+}
+
+/** Tally buckets from `first` up to `end` (left out); an open side is unbounded. */
+interface Span {
+  first?: Date;
+  end?: Date;
+}
+
+const within = (bucket: 'hour' | 'day', { first, end }: Span): SQL[] => [
+  ...(first ? [sql`${sql.raw(bucket)} >= ${first.toISOString()}::timestamptz`] : []),
+  ...(end ? [sql`${sql.raw(bucket)} < ${end.toISOString()}::timestamptz`] : []),
+];
+
+const ceilTo = (unit: number, at: Date) => new Date(Math.ceil(at.getTime() / unit) * unit);
+const floorTo = (unit: number, at: Date) => new Date(Math.floor(at.getTime() / unit) * unit);
+
 /**
- * The hours a range of `started_at` covers whole, from `first` (the first hour starting at or
- * after `from`) to `end` (the start of the hour `to` falls in), none when the range lies within
- * an hour or two; and the parts of hours it cuts, as conditions on `started_at`.
+ * A range of `started_at` in the pieces `countTraces` reads: the whole hours, from the first
+ * starting at or after `from` to the start of the hour `to` falls in (`changes`, none when the
+ * range lies within an hour or two); of those, the whole days (`days`) and the hours before and
+ * after them (`hours`); and the parts of hours the range cuts, as conditions on `started_at`.
  */
-function splitByHour({ from, to }: Partial<TimeRange>): { whole: { first?: Date; end?: Date } | null; cut: SQL[] } {
-  const first = from && new Date(Math.ceil(from.getTime() / HOUR_MS) * HOUR_MS);
-  const end = to && new Date(Math.floor(to.getTime() / HOUR_MS) * HOUR_MS);
-  if (from && to && first! >= end!) return { whole: null, cut: [rangeOf(from, to, false)] };
+function splitRange({ from, to }: Partial<TimeRange>): { days: Span | null; hours: Span[]; changes: Span | null; cut: SQL[] } {
+  const firstHour = from && ceilTo(HOUR_MS, from);
+  const endHour = to && floorTo(HOUR_MS, to);
+  if (from && to && firstHour! >= endHour!) return { days: null, hours: [], changes: null, cut: [rangeOf(from, to, false)] };
   const cut: SQL[] = [];
-  if (from && first! > from) cut.push(rangeOf(from, first!, true));
+  if (from && firstHour! > from) cut.push(rangeOf(from, firstHour!, true));
   // The hour `to` falls in is cut, even when `to` is its first instant.
-  if (to) cut.push(rangeOf(end!, to, false));
-  return { whole: { ...(first ? { first } : {}), ...(end ? { end } : {}) }, cut };
+  if (to) cut.push(rangeOf(endHour!, to, false));
+  const changes = { ...(firstHour ? { first: firstHour } : {}), ...(endHour ? { end: endHour } : {}) };
+  const firstDay = firstHour && ceilTo(DAY_MS, firstHour);
+  const endDay = endHour && floorTo(DAY_MS, endHour);
+  if (firstHour && endHour && firstDay! >= endDay!) return { days: null, hours: [changes], changes, cut };
+  const hours: Span[] = [];
+  if (firstHour && firstHour < firstDay!) hours.push({ first: firstHour, end: firstDay! });
+  if (endHour && endDay! < endHour) hours.push({ first: endDay!, end: endHour });
+  return { days: { ...(firstDay ? { first: firstDay } : {}), ...(endDay ? { end: endDay } : {}) }, hours, changes, cut };
 }
 
 /** `started_at` from `start` to `end`, the end left out when `endOpen` (a whole hour's start) and kept otherwise (the range's own `to`). */
 const rangeOf = (start: Date, end: Date, endOpen: boolean) =>
   sql`started_at >= ${start.toISOString()}::timestamptz and started_at ${sql.raw(endOpen ? '<' : '<=')} ${end.toISOString()}::timestamptz`;
-
-/** The total of `countTraces` without a breakdown. */
-export async function traceTotal(deps: CoreDeps, tenantId: string, filters: TraceCountFilters): Promise<number> {
-  return (await countTraces(deps, tenantId, filters)).get('all') ?? 0;
-}
