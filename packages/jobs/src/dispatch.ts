@@ -24,17 +24,18 @@ export interface Dispatch {
  */
 export async function startDispatch(deps: Deps, backend: JobBackend, options: DispatchOptions, logger: Logger): Promise<Dispatch> {
   const relay = new OutboxRelay(deps, backend, logger, options);
+  // A database outage is told once, by `databaseAvailability`, not by every job it fails.
+  const failed = (error: unknown) => {
+    throw deps.databaseAvailability.report(error) ? new DatabaseAway(error) : error;
+  };
   await backend.consume({
     async effect(effect) {
-      await handleEffect(deps, effect).catch((error: unknown) => {
-        // A database outage is told once, by `databaseAvailability`, not by every job it fails.
-        throw deps.databaseAvailability.report(error) ? new DatabaseAway(error) : error;
-      });
+      await handleEffect(deps, effect).catch(failed);
       // Fan-outs and expiries write new effects (deliveries, webhooks): send them on now.
       if (EFFECT_JOBS[effect.kind].queue === 'effects') relay.wake();
     },
     async periodic(name) {
-      await PERIODIC_JOBS[name].run(deps);
+      await PERIODIC_JOBS[name].run(deps).catch(failed);
       relay.wake();
     },
   });

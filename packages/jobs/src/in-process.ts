@@ -42,7 +42,9 @@ export class InProcessBackend implements JobBackend {
   async schedule(job: PeriodicJob, everyMs: number): Promise<void> {
     this.timers.push(
       setInterval(() => {
-        this.consumers?.periodic(job).catch((error: unknown) => this.logger.error({ err: error, job }, 'periodic job failed'));
+        this.consumers?.periodic(job).catch((error: unknown) => {
+          if (!(error instanceof DatabaseAway)) this.logger.error({ err: error, job }, 'periodic job failed');
+        });
       }, everyMs),
     );
   }
