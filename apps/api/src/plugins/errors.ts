@@ -33,12 +33,22 @@ export function installErrorHandling(app: FastifyInstance, deps: Pick<Deps, 'dat
       ? errorBody('service_unavailable', 'The database is unavailable; try again shortly', request.id)
       : toErrorBody(error, request.id);
     if (body.status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    if (body.error === 'rate_limit_exceeded' && body.details) limitHeaders(reply, body.details);
     if (body.status >= 500 && !databaseAway) request.log.error({ err: error }, 'request failed');
     return send(reply, body);
   });
   app.setNotFoundHandler((request, reply) =>
     send(reply, errorBody('not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`, request.id)),
   );
+}
+
+/** Every 429 (the rate limiters', sign-in throttling's) carries its figures as headers too. */
+function limitHeaders(reply: FastifyReply, { limit, remaining, reset_at, retry_after_seconds }: Record<string, unknown>) {
+  reply
+    .header('x-ratelimit-limit', limit)
+    .header('x-ratelimit-remaining', remaining)
+    .header('x-ratelimit-reset', reset_at)
+    .header('retry-after', retry_after_seconds);
 }
 
 /**

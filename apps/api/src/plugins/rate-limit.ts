@@ -90,17 +90,6 @@ export async function installRateLimits(app: FastifyInstance, deps: Deps): Promi
     max: (request) => allowanceOf(request).perMinute,
   });
 
-  // Every 429 (these limiters', and sign-in throttling's from the domain) carries its figures as headers.
-  app.addHook('onError', async (_request, reply, error) => {
-    if (!(error instanceof AppError) || error.code !== 'rate_limit_exceeded' || !error.details) return;
-    const { limit, remaining, reset_at, retry_after_seconds } = error.details;
-    reply
-      .header('x-ratelimit-limit', limit)
-      .header('x-ratelimit-remaining', remaining)
-      .header('x-ratelimit-reset', reset_at)
-      .header('retry-after', retry_after_seconds);
-  });
-
   /**
    * A deferred limit's refusals, by window, until the instant the window admits again. A refusal
    * is judged after the body is read and the idempotency key claimed; remembered, the requests
@@ -162,8 +151,9 @@ async function limit(limiter: Limiter, request: FastifyRequest, reply: FastifyRe
 }
 
 /**
- * Where a request stands in its window, as headers; refused and counted, the 429. `atMs`: when
- * the window is all forgotten if admitted, when it admits again if refused.
+ * Where a request stands in its window, as headers; refused and counted, the 429, whose figures
+ * the error handler sets as headers. `atMs`: when the window is all forgotten if admitted, when
+ * it admits again if refused.
  */
 function answer(
   reply: FastifyReply,
@@ -174,18 +164,16 @@ function answer(
   counted: boolean,
 ) {
   const resetAt = Math.ceil(standing.atMs / 1_000);
+  if (counted && !standing.allowed) {
+    throw new AppError('rate_limit_exceeded', `Rate limit exceeded: ${limit} ${category} requests per minute`, {
+      category,
+      limit,
+      remaining: 0,
+      reset_at: resetAt,
+      retry_after_seconds: Math.ceil((standing.atMs - nowMs) / 1_000),
+    });
+  }
   reply.header('x-ratelimit-limit', limit).header('x-ratelimit-remaining', standing.remaining).header('x-ratelimit-reset', resetAt);
-  if (!counted || standing.allowed) return;
-  const retryAfterSeconds = Math.ceil((standing.atMs - nowMs) / 1_000);
-  // Set here too: a refusal judged while another error is answered replaces it after the error hooks ran.
-  reply.header('retry-after', retryAfterSeconds);
-  throw new AppError('rate_limit_exceeded', `Rate limit exceeded: ${limit} ${category} requests per minute`, {
-    category,
-    limit,
-    remaining: 0,
-    reset_at: resetAt,
-    retry_after_seconds: retryAfterSeconds,
-  });
 }
 
 /**
