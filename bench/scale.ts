@@ -48,15 +48,18 @@ async function main() {
     const agent = seed.agentIds[0]!;
     const reads: [string, string][] = [
       ['traces, first page', `/api/v1/traces?limit=${PAGE}`],
+      ['traces, page 51', `/api/v1/traces?limit=${PAGE}&offset=${PAGE * 50}`],
       ['traces, page 20 000', `/api/v1/traces?limit=${PAGE}&offset=${PAGE * 19_999}`],
       ['traces of one agent', `/api/v1/traces?agent_id=${agent}&limit=${PAGE}`],
       ['traces denied', `/api/v1/traces?outcome=denied&limit=${PAGE}`],
+      ['traces denied, page 10 000', `/api/v1/traces?outcome=denied&limit=${PAGE}&offset=${PAGE * 9_999}`],
       ['traces of the last 7 days (overview)', `/api/v1/traces?from=${week}&limit=100`],
       ['trace detail', `/api/v1/traces/${someTrace!.id}`],
       ['trace verify', `/api/v1/traces/${someTrace!.id}/verify`],
       ['agents', '/api/v1/agents'],
       ['agent detail with statistics', `/api/v1/agents/${agent}`],
       ['approvals, first page', `/api/v1/approvals?limit=${PAGE}`],
+      ['approvals, page 10 000', `/api/v1/approvals?limit=${PAGE}&offset=${PAGE * 9_999}`],
       ['approvals approved (overview)', '/api/v1/approvals?status=approved&limit=100'],
       ['approvals count', '/api/v1/approvals/count'],
       ['approval detail', `/api/v1/approvals/${someApproval!.id}`],

@@ -99,7 +99,10 @@ export type VoteDelegationRow = typeof voteDelegations.$inferSelect;
 /*
  * How many approval requests each tenant's agents have per status: the exact totals of the
  * approvals list, its count and the agent detail, kept as the trace tallies are (traces.ts):
- * triggers write each change to `approval_tally_changes`, the `tally_fold` job adds them in.
+ * triggers write each change to `approval_tally_changes`, with the hour (UTC) of its request's
+ * `requested_at`, and the `tally_fold` job adds them into the tallies of all time, of the hour
+ * and of the day. A total reads the first; a deep page of the list finds where it starts from
+ * the others.
  */
 const approvalTallyColumns = () => ({
   tenantId: uuid('tenant_id').notNull(),
@@ -112,4 +115,12 @@ export const approvalTallies = pgTable('approval_tallies', approvalTallyColumns(
   primaryKey({ name: 'approval_tallies_pkey', columns: [t.tenantId, t.agentId, t.status] }),
 ]);
 
-export const approvalTallyChanges = pgTable('approval_tally_changes', approvalTallyColumns());
+export const approvalHourTallies = pgTable('approval_hour_tallies', { ...approvalTallyColumns(), hour: at('hour').notNull() }, (t) => [
+  primaryKey({ name: 'approval_hour_tallies_pkey', columns: [t.tenantId, t.hour, t.agentId, t.status] }),
+]);
+
+export const approvalDayTallies = pgTable('approval_day_tallies', { ...approvalTallyColumns(), day: at('day').notNull() }, (t) => [
+  primaryKey({ name: 'approval_day_tallies_pkey', columns: [t.tenantId, t.day, t.agentId, t.status] }),
+]);
+
+export const approvalTallyChanges = pgTable('approval_tally_changes', { ...approvalTallyColumns(), hour: at('hour').notNull() });

@@ -42,7 +42,7 @@ export async function getAgentWithStats(deps: CoreDeps, principal: Principal, id
       .orderBy(desc(traces.startedAt), desc(traces.id))
       .limit(RECENT_TRACES),
     approvalCounts(deps, principal.tenantId, { agent_id: id }),
-    countTraces(deps, principal.tenantId, { agent_id: id, from: since }, true),
+    countTraces(deps, principal.tenantId, { agent_id: id, from: since }, 'decision'),
     traceTotal(deps, principal.tenantId, { agent_id: id }),
   ]);
   return {

@@ -4,8 +4,8 @@ import type { Principal } from '../access/access.js';
 import type { CoreDeps } from '../caches/caches.js';
 import { grantOf } from '../grants/grants.js';
 import { notFound } from '../support/errors.js';
-import { pageRows, type Page, type Paged } from '../support/pagination.js';
-import { approvalTotal } from './tallies.js';
+import { talliedPage, type Page, type Paged, type TalliedList } from '../support/pagination.js';
+import { approvalTotal, locateApprovalPage } from './tallies.js';
 import type { ApprovalDeps } from './deps.js';
 import { expireApproval } from './decisions.js';
 
@@ -22,14 +22,18 @@ export async function listApprovals(
   filters: ApprovalFilters,
   page: Page,
 ): Promise<Paged<ApprovalRow>> {
-  const conditions: SQL[] = [eq(approvalRequests.tenantId, principal.tenantId)];
-  if (filters.status) conditions.push(eq(approvalRequests.status, filters.status));
-  if (filters.agent_id) conditions.push(eq(approvalRequests.agentId, filters.agent_id));
-  const [items, total] = await Promise.all([
-    pageRows(deps.database.db, approvalRequests, and(...conditions), [desc(approvalRequests.requestedAt), desc(approvalRequests.id)], page),
-    approvalTotal(deps, principal.tenantId, filters),
-  ]);
-  return { items, total };
+  const where: SQL[] = [eq(approvalRequests.tenantId, principal.tenantId)];
+  if (filters.status) where.push(eq(approvalRequests.status, filters.status));
+  if (filters.agent_id) where.push(eq(approvalRequests.agentId, filters.agent_id));
+  const list: TalliedList<typeof approvalRequests> = {
+    table: approvalRequests,
+    where,
+    time: approvalRequests.requestedAt,
+    orderBy: [desc(approvalRequests.requestedAt), desc(approvalRequests.id)],
+    total: () => approvalTotal(deps, principal.tenantId, filters),
+    locate: (offset, executor) => locateApprovalPage(deps, principal.tenantId, filters, offset, executor),
+  };
+  return talliedPage(deps.database, list, page);
 }
 
 /** How many of the tenant's requests have this status; all of them without one. */

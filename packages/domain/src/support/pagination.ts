@@ -1,6 +1,7 @@
-import { count, type SQL } from 'drizzle-orm';
+import { and, count, lt, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { Db } from '@agov/db';
+import type { Database, Db, Executor } from '@agov/db';
+import type { PageStart } from './tallies.js';
 
 export interface Page {
   limit: number;
@@ -32,7 +33,7 @@ export async function pageOf<T extends PgTable>(
 
 /** One page of a table's rows in the given order, for a list whose total is kept apart (traces: their tallies). */
 export async function pageRows<T extends PgTable>(
-  db: Db,
+  db: Executor,
   table: T,
   where: SQL | undefined,
   orderBy: (PgColumn | SQL)[],
@@ -46,4 +47,42 @@ export async function pageRows<T extends PgTable>(
     .limit(page.limit)
     .offset(page.offset);
   return items as T['$inferSelect'][];
+}
+
+/**
+ * From this offset on, a tallied list's page is found from its tallies: two small counts cost
+ * less than walking this many rows, and the walk after them is at most one hour's rows.
+ */
+const LOCATED_FROM_OFFSET = 1_000;
+
+/** A list, newest first by `time`, whose total and deep pages come from tallies (traces, approval requests). */
+export interface TalliedList<T extends PgTable> {
+  table: T;
+  where: SQL[];
+  time: PgColumn;
+  orderBy: (PgColumn | SQL)[];
+  total(): Promise<number>;
+  locate(offset: number, executor: Executor): Promise<{ total: number; start: PageStart | null }>;
+}
+
+/**
+ * One page of a tallied list with its exact total. A shallow page walks its offset beside the
+ * total; a deep one starts where the tallies locate it, and is read with its total in one
+ * snapshot (`Database.readSnapshot`), so it is exactly the page its offset names then.
+ */
+export async function talliedPage<T extends PgTable>(
+  database: Database,
+  list: TalliedList<T>,
+  page: Page,
+): Promise<Paged<T['$inferSelect']>> {
+  if (page.offset < LOCATED_FROM_OFFSET) {
+    const [items, total] = await Promise.all([pageRows(database.db, list.table, and(...list.where), list.orderBy, page), list.total()]);
+    return { items, total };
+  }
+  return database.readSnapshot(async (executor) => {
+    const { total, start } = await list.locate(page.offset, executor);
+    if (!start) return { items: [], total };
+    const before = and(...list.where, lt(list.time, start.before));
+    return { items: await pageRows(executor, list.table, before, list.orderBy, { limit: page.limit, offset: start.skip }), total };
+  });
 }

@@ -1,9 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '@agov/db';
 import type { CoreDeps } from '../caches/caches.js';
+import { bucketOf, DAY_MS, HOUR_MS, locatePage, type PageStart } from '../support/tallies.js';
 import type { TimeRange } from '../support/time-range.js';
-
-const HOUR_MS = 60 * 60 * 1000;
-const DAY_MS = 24 * HOUR_MS;
 
 /** What a count of traces selects: the tenant's, optionally one agent's, one outcome's, a range of `started_at`. */
 export interface TraceCountFilters extends Partial<TimeRange> {
@@ -12,33 +11,46 @@ export interface TraceCountFilters extends Partial<TimeRange> {
 }
 
 /**
- * How many traces the filters select, exactly, per decision when `byDecision` (else under the
- * key `all`). The days a range covers whole are read from the day tallies, the other hours it
- * covers whole from the hour tallies, the changes not folded yet for all of those, and the parts
- * of an hour it cuts at either end from the traces. One statement, so one snapshot: a trace
- * written meanwhile is counted wholly or not at all. The cost grows with the days and agents
- * the range spans, not with the traces.
+ * What `countTraces` counts by: nothing (under the key `all`), the decision, or the UTC day or
+ * hour of `started_at` (under the bucket's number since the epoch).
+ */
+export type TraceCountKey = 'all' | 'decision' | 'day' | 'hour';
+
+const keyOf = (by: TraceCountKey, bucket: 'day' | 'hour' | 'started_at'): SQL => {
+  if (by === 'all') return sql.raw(`'all'`);
+  if (by === 'decision') return sql.raw('decision::text');
+  return bucketOf(by, bucket);
+};
+
+/**
+ * How many traces the filters select, exactly, per key. The days a range covers whole are read
+ * from the day tallies (unless counted per hour), the other hours it covers whole from the hour
+ * tallies, the changes not folded yet for all of those, and the parts of an hour it cuts at
+ * either end from the traces. One statement, so one snapshot: a trace written meanwhile is
+ * counted wholly or not at all. The cost grows with the days and agents the range spans, not
+ * with the traces.
  */
 export async function countTraces(
   deps: CoreDeps,
   tenantId: string,
   filters: TraceCountFilters,
-  byDecision = false,
+  by: TraceCountKey = 'all',
+  executor?: Executor,
 ): Promise<Map<string, number>> {
-  const { days, hours, changes, cut } = splitRange(filters);
+  const { days, hours, changes, cut } = splitRange(filters, by !== 'hour');
   const common = [sql`tenant_id = ${tenantId}`];
   if (filters.agent_id) common.push(sql`agent_id = ${filters.agent_id}`);
   if (filters.outcome) common.push(sql`final_outcome = ${filters.outcome}`);
-  const key = byDecision ? sql.raw('decision') : sql.raw(`'all'`);
   const where = (conditions: SQL[]) => sql.join([...common, ...conditions], sql` and `);
   const parts = [
-    ...(days ? [sql`select ${key} as key, traces from trace_day_tallies where ${where(within('day', days))}`] : []),
-    ...hours.map((span) => sql`select ${key} as key, traces from trace_tallies where ${where(within('hour', span))}`),
-    ...(changes ? [sql`select ${key} as key, traces from trace_tally_changes where ${where(within('hour', changes))}`] : []),
-    ...cut.map((range) => sql`select ${key} as key, count(*) as traces from traces where ${where([range])} group by 1`),
+    ...(days ? [sql`select ${keyOf(by, 'day')} as key, traces from trace_day_tallies where ${where(within('day', days))}`] : []),
+    ...hours.map((span) => sql`select ${keyOf(by, 'hour')} as key, traces from trace_tallies where ${where(within('hour', span))}`),
+    ...(changes ? [sql`select ${keyOf(by, 'hour')} as key, traces from trace_tally_changes where ${where(within('hour', changes))}`] : []),
+    ...cut.map((range) => sql`select ${keyOf(by, 'started_at')} as key, count(*) as traces from traces where ${where([range])} group by 1`),
   ];
   const rows = await deps.database.rows<{ key: string; total: string | number }>(
     sql`select key, sum(traces) as total from (${sql.join(parts, sql` union all `)}) counted group by key`,
+    executor,
   );
   return new Map(rows.map((row) => [row.key, Number(row.total)]));
 }
@@ -46,6 +58,30 @@ export async function countTraces(
 /** The total of `countTraces` without a breakdown. */
 export async function traceTotal(deps: CoreDeps, tenantId: string, filters: TraceCountFilters): Promise<number> {
   return (await countTraces(deps, tenantId, filters)).get('all') ?? 0;
+}
+
+/**
+ * Where the traces list's page `offset` traces deep begins (`locatePage`), from the counts per
+ * day of the whole range and per hour of the range's part in one day.
+ */
+export function locateTracePage(
+  deps: CoreDeps,
+  tenantId: string,
+  filters: TraceCountFilters,
+  offset: number,
+  executor?: Executor,
+): Promise<{ total: number; start: PageStart | null }> {
+  return locatePage((unit, day) => {
+    if (unit === 'day') return countTraces(deps, tenantId, filters, 'day', executor);
+    const dayStart = new Date(day! * DAY_MS);
+    const dayEnd = new Date(dayStart.getTime() + DAY_MS);
+    const ofDay = {
+      ...filters,
+      from: filters.from && filters.from > dayStart ? filters.from : dayStart,
+      to: filters.to && filters.to < dayEnd ? filters.to : dayEnd,
+    };
+    return countTraces(deps, tenantId, ofDay, 'hour', executor);
+  }, offset);
 }
 
 /** Tally buckets from `first` up to `end` (left out); an open side is unbounded. */
@@ -65,10 +101,14 @@ const floorTo = (unit: number, at: Date) => new Date(Math.floor(at.getTime() / u
 /**
  * A range of `started_at` in the pieces `countTraces` reads: the whole hours, from the first
  * starting at or after `from` to the start of the hour `to` falls in (`changes`, none when the
- * range lies within an hour or two); of those, the whole days (`days`) and the hours before and
- * after them (`hours`); and the parts of hours the range cuts, as conditions on `started_at`.
+ * range lies within an hour or two); of those, the whole days (`days`, if `wholeDays`) and the
+ * hours before and after them (`hours`); and the parts of hours the range cuts, as conditions
+ * on `started_at`.
  */
-function splitRange({ from, to }: Partial<TimeRange>): { days: Span | null; hours: Span[]; changes: Span | null; cut: SQL[] } {
+function splitRange(
+  { from, to }: Partial<TimeRange>,
+  wholeDays: boolean,
+): { days: Span | null; hours: Span[]; changes: Span | null; cut: SQL[] } {
   const firstHour = from && ceilTo(HOUR_MS, from);
   const endHour = to && floorTo(HOUR_MS, to);
   if (from && to && firstHour! >= endHour!) return { days: null, hours: [], changes: null, cut: [rangeOf(from, to, false)] };
@@ -79,7 +119,7 @@ function splitRange({ from, to }: Partial<TimeRange>): { days: Span | null; hour
   const changes = { ...(firstHour ? { first: firstHour } : {}), ...(endHour ? { end: endHour } : {}) };
   const firstDay = firstHour && ceilTo(DAY_MS, firstHour);
   const endDay = endHour && floorTo(DAY_MS, endHour);
-  if (firstHour && endHour && firstDay! >= endDay!) return { days: null, hours: [changes], changes, cut };
+  if (!wholeDays || (firstHour && endHour && firstDay! >= endDay!)) return { days: null, hours: [changes], changes, cut };
   const hours: Span[] = [];
   if (firstHour && firstHour < firstDay!) hours.push({ first: firstHour, end: firstDay! });
   if (endHour && endDay! < endHour) hours.push({ first: endDay!, end: endHour });

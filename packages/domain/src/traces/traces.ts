@@ -5,8 +5,8 @@ import type { TimeRange } from '../support/time-range.js';
 import { verifyChain, type ChainedEvent } from '../audit/hash-chain.js';
 import type { CoreDeps } from '../caches/caches.js';
 import { notFound } from '../support/errors.js';
-import { pageRows, type Page, type Paged } from '../support/pagination.js';
-import { traceTotal } from './tallies.js';
+import { talliedPage, type Page, type Paged, type TalliedList } from '../support/pagination.js';
+import { locateTracePage, traceTotal } from './tallies.js';
 import { presentEvent } from '../presenters/traces.js';
 
 export interface TraceFilters extends Partial<TimeRange> {
@@ -15,16 +15,20 @@ export interface TraceFilters extends Partial<TimeRange> {
 }
 
 export async function listTraces(deps: CoreDeps, principal: Principal, filters: TraceFilters, page: Page): Promise<Paged<TraceRow>> {
-  const conditions: SQL[] = [eq(traces.tenantId, principal.tenantId)];
-  if (filters.agent_id) conditions.push(eq(traces.agentId, filters.agent_id));
-  if (filters.outcome) conditions.push(eq(traces.finalOutcome, filters.outcome));
-  if (filters.from) conditions.push(gte(traces.startedAt, filters.from));
-  if (filters.to) conditions.push(lte(traces.startedAt, filters.to));
-  const [items, total] = await Promise.all([
-    pageRows(deps.database.db, traces, and(...conditions), [desc(traces.startedAt), desc(traces.id)], page),
-    traceTotal(deps, principal.tenantId, filters),
-  ]);
-  return { items, total };
+  const where: SQL[] = [eq(traces.tenantId, principal.tenantId)];
+  if (filters.agent_id) where.push(eq(traces.agentId, filters.agent_id));
+  if (filters.outcome) where.push(eq(traces.finalOutcome, filters.outcome));
+  if (filters.from) where.push(gte(traces.startedAt, filters.from));
+  if (filters.to) where.push(lte(traces.startedAt, filters.to));
+  const list: TalliedList<typeof traces> = {
+    table: traces,
+    where,
+    time: traces.startedAt,
+    orderBy: [desc(traces.startedAt), desc(traces.id)],
+    total: () => traceTotal(deps, principal.tenantId, filters),
+    locate: (offset, executor) => locateTracePage(deps, principal.tenantId, filters, offset, executor),
+  };
+  return talliedPage(deps.database, list, page);
 }
 
 export interface TraceWithEvents {
