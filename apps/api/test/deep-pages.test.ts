@@ -1,11 +1,10 @@
 import { foldTallies } from '@agov/domain';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { stopUntilTestEnds } from './assertions.js';
 import { client } from './client.js';
-import { action, createAgent, createPolicy } from './fixtures.js';
-import { DISPATCH_DATABASES, signupTenant, TestClock, useTestApp, type Credential } from './harness.js';
-import { decision, evaluation, succeeded } from './scenarios.js';
+import { action } from './fixtures.js';
+import { DISPATCH_DATABASES, TestClock, useTestApp, type Credential } from './harness.js';
+import { decision, evaluation, succeeded, tenantOverDays } from './scenarios.js';
 
 /*
  * A page of the traces or approvals list from offset 1 000 on starts where the tallies say its
@@ -44,22 +43,7 @@ describe.each(Object.entries(DISPATCH_DATABASES))('on %s', (_kind, database) => 
   const api = client(t);
 
   it('from offset 1 000 on are the rows the offset selects, with the exact total', async () => {
-    const tenant = await signupTenant(t.app);
-    const agents = [await createAgent(t.app, tenant.admin), await createAgent(t.app, tenant.admin)];
-    for (const agent of agents) {
-      await createPolicy(t.app, tenant.admin, agent.id, { policy_name: 'Writes', priority: 10 });
-      await createPolicy(t.app, tenant.admin, agent.id, {
-        operation: 'refund',
-        policy_name: 'Refunds',
-        policy_effect: 'approval_required',
-        priority: 20,
-        // The requests stay pending across the test's days.
-        max_session_ttl: 7 * 86_400,
-      });
-    }
-    const stopped = stopUntilTestEnds(clock).getTime();
-    const start = Math.ceil(stopped / DAY) * DAY + DAY;
-    clock.step(start - stopped);
+    const { tenant, agents, start } = await tenantOverDays(t.app, clock);
 
     // Seven of every eight instants are the first agent's, and two of every three evaluations
     // ask for approval, so its traces, its requests and those in progress each pass offset 1 000.

@@ -7,9 +7,10 @@ import { asc, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { outbox } from '@agov/db';
+import { stopUntilTestEnds } from './assertions.js';
 import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
-import { type Credential, signupTenant, type Tenant, type TestApp } from './harness.js';
+import { type Credential, signupTenant, type Tenant, type TestApp, type TestClock } from './harness.js';
 
 export type Effect = 'allow' | 'deny' | 'approval_required';
 export type Verdict = 'approve' | 'deny';
@@ -191,4 +192,31 @@ export async function approvalEffectsOf(t: TestApp, tenantId: string) {
 export async function approvalSnapshot(t: TestApp, tenant: Tenant, approval: Approval) {
   const trace = await traceOf(t.app, tenant, approval.trace_id);
   return { events: trace.events.length, finalOutcome: trace.final_outcome, outbox: (await approvalEffectsOf(t, tenant.tenantId)).total };
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * For tests of a history over days: a tenant with two agents, each with a rule that allows
+ * writes and one that asks for approval of refunds (its requests pending for a week), deletes
+ * left to the default deny; and the clock stopped until the test ends, at `start`, the first
+ * instant of the UTC day after the next.
+ */
+export async function tenantOverDays(app: FastifyInstance, clock: TestClock) {
+  const tenant = await signupTenant(app);
+  const agents = [await createAgent(app, tenant.admin), await createAgent(app, tenant.admin)];
+  for (const agent of agents) {
+    await createPolicy(app, tenant.admin, agent.id, { policy_name: 'Writes', priority: 10 });
+    await createPolicy(app, tenant.admin, agent.id, {
+      operation: 'refund',
+      policy_name: 'Refunds',
+      policy_effect: 'approval_required',
+      priority: 20,
+      max_session_ttl: 7 * 86_400,
+    });
+  }
+  const stopped = stopUntilTestEnds(clock).getTime();
+  const start = Math.ceil(stopped / DAY_MS) * DAY_MS + DAY_MS;
+  clock.step(start - stopped);
+  return { tenant, agents, start };
 }

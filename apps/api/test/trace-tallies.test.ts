@@ -1,10 +1,9 @@
 import { foldTallies } from '@agov/domain';
 import { describe, expect, it } from 'vitest';
-import { stopUntilTestEnds } from './assertions.js';
 import { client } from './client.js';
-import { action, createAgent, createPolicy } from './fixtures.js';
-import { DISPATCH_DATABASES, signupTenant, TestClock, useTestApp } from './harness.js';
-import { decision, evaluation, succeeded } from './scenarios.js';
+import { action } from './fixtures.js';
+import { DISPATCH_DATABASES, TestClock, useTestApp } from './harness.js';
+import { decision, evaluation, succeeded, tenantOverDays } from './scenarios.js';
 
 /*
  * The traces list's total and the agent detail's counts come from tallies per hour, their
@@ -34,23 +33,7 @@ describe.each(Object.entries(DISPATCH_DATABASES))('on %s', (_kind, database) => 
   const api = client(t);
 
   it('are exact for every range, agent, outcome and status, folded or not, as outcomes and decisions move rows between tallies', async () => {
-    const tenant = await signupTenant(t.app);
-    const agents = [await createAgent(t.app, tenant.admin), await createAgent(t.app, tenant.admin)];
-    for (const agent of agents) {
-      await createPolicy(t.app, tenant.admin, agent.id, { policy_name: 'Writes', priority: 10 });
-      await createPolicy(t.app, tenant.admin, agent.id, {
-        operation: 'refund',
-        policy_name: 'Refunds',
-        policy_effect: 'approval_required',
-        priority: 20,
-        // The requests stay decidable across the test's three days.
-        max_session_ttl: 7 * 86_400,
-      });
-    }
-    const stopped = stopUntilTestEnds(clock).getTime();
-    // A day's start (UTC), the evaluations over three days.
-    const start = Math.ceil(stopped / DAY) * DAY + DAY;
-    clock.step(start - stopped);
+    const { tenant, agents, start } = await tenantOverDays(t.app, clock);
 
     // Evaluations on either side of hour boundaries, for both agents: allowed writes, refunds that wait, deletes denied.
     const offsets = [
