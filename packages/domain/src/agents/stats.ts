@@ -6,9 +6,9 @@ import type { AgentDetailInput } from '../presenters/agents.js';
 import { getAgent } from './agents.js';
 import { approvalCounts } from '../approvals/tallies.js';
 import { countTraces, traceTotal } from '../traces/tallies.js';
+import { DAY_MS } from '../support/time-range.js';
 
 const RECENT_TRACES = 5;
-const DAY_MS = 24 * 60 * 60 * 1000;
 const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired'] as const;
 const DECISIONS = ['allow', 'approval_required', 'deny'] as const;
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, type SQL } from 'drizzle-orm';
+import { and, eq, type SQL } from 'drizzle-orm';
 import { agents, approvalRequests, traces, type AgentRow, type ApprovalRow, type ExecutionGrantRow, type TraceRow } from '@agov/db';
 import type { Principal } from '../access/access.js';
 import type { CoreDeps } from '../caches/caches.js';
@@ -29,7 +29,7 @@ export async function listApprovals(
     table: approvalRequests,
     where,
     time: approvalRequests.requestedAt,
-    orderBy: [desc(approvalRequests.requestedAt), desc(approvalRequests.id)],
+    id: approvalRequests.id,
     total: () => approvalTotal(deps, principal.tenantId, filters),
     locate: (offset, executor) => locateApprovalPage(deps, principal.tenantId, filters, offset, executor),
   };

@@ -3,10 +3,10 @@ import { users, voteDelegations, type Executor, type Tx, type UserRow, type Vote
 import type { Principal } from '../access/access.js';
 import type { CoreDeps } from '../caches/caches.js';
 import { AppError, notFound } from '../support/errors.js';
+import { DAY_MS } from '../support/time-range.js';
 
 /** A delegation lasts at most this long: an absence, not a standing transfer of a vote. */
 export const MAX_DELEGATION_DAYS = 90;
-const DAY_MS = 86_400_000;
 
 export interface DelegationInput {
   delegate_email: string;

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '@agov/db';
 import type { CoreDeps } from '../caches/caches.js';
-import { bucketOf, DAY_MS, locatePage, type PageStart } from '../support/tallies.js';
+import { bucketOf, locatePage, type PageStart } from '../support/tallies.js';
 
 /** What a count of approval requests selects besides the tenant: one agent's, one status's. */
 export interface ApprovalCountFilters {
@@ -44,11 +44,7 @@ export function locateApprovalPage(
 ): Promise<{ total: number; start: PageStart | null }> {
   return locatePage(async (unit, day) => {
     const conditions = [filtered(tenantId, filters)];
-    if (unit === 'hour') {
-      const dayStart = new Date(day! * DAY_MS);
-      const dayEnd = new Date(dayStart.getTime() + DAY_MS);
-      conditions.push(sql`hour >= ${dayStart.toISOString()}::timestamptz and hour < ${dayEnd.toISOString()}::timestamptz`);
-    }
+    if (day) conditions.push(sql`hour >= ${day.start.toISOString()}::timestamptz and hour < ${day.end.toISOString()}::timestamptz`);
     const where = sql.join(conditions, sql` and `);
     const rows = await deps.database.rows<{ key: string; total: string | number }>(
       sql`select key, sum(approvals) as total from (

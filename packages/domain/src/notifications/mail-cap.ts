@@ -1,6 +1,7 @@
 import type { NotificationDeps } from './deps.js';
 import { tenantPlan } from '../limits/plans.js';
 import type { Plan } from '../caches/tenant-plans.js';
+import { HOUR_MS } from '../support/time-range.js';
 
 /**
  * Messages a tenant's mail may hand to the mail server per hour, by plan: approval and
@@ -13,8 +14,6 @@ export const PLAN_MAIL_PER_HOUR: Readonly<Record<Plan, number>> = {
   business: 10_000,
   enterprise: 100_000,
 };
-
-const HOUR_MS = 3_600_000;
 
 /**
  * Counts one message of the tenant against its hourly cap, on the rate-limit counters (a

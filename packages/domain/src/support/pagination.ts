@@ -1,4 +1,4 @@
-import { and, count, lt, type SQL } from 'drizzle-orm';
+import { and, count, desc, lt, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Database, Db, Executor } from '@agov/db';
 import type { PageStart } from './tallies.js';
@@ -57,12 +57,12 @@ export async function pageRows<T extends PgTable>(
  */
 const LOCATED_FROM_OFFSET = 1_000;
 
-/** A list, newest first by `time`, whose total and deep pages come from tallies (traces, approval requests). */
+/** A list, newest first by `time` then `id`, whose total and deep pages come from tallies (traces, approval requests). */
 export interface TalliedList<T extends PgTable> {
   table: T;
   where: SQL[];
   time: PgColumn;
-  orderBy: (PgColumn | SQL)[];
+  id: PgColumn;
   total(): Promise<number>;
   locate(offset: number, executor: Executor): Promise<{ total: number; start: PageStart | null }>;
 }
@@ -77,14 +77,15 @@ export async function talliedPage<T extends PgTable>(
   list: TalliedList<T>,
   page: Page,
 ): Promise<Paged<T['$inferSelect']>> {
+  const orderBy = [desc(list.time), desc(list.id)];
   if (page.offset < LOCATED_FROM_OFFSET) {
-    const [items, total] = await Promise.all([pageRows(database.db, list.table, and(...list.where), list.orderBy, page), list.total()]);
+    const [items, total] = await Promise.all([pageRows(database.db, list.table, and(...list.where), orderBy, page), list.total()]);
     return { items, total };
   }
   return database.readSnapshot(async (executor) => {
     const { total, start } = await list.locate(page.offset, executor);
     if (!start) return { items: [], total };
     const before = and(...list.where, lt(list.time, start.before));
-    return { items: await pageRows(executor, list.table, before, list.orderBy, { limit: page.limit, offset: start.skip }), total };
+    return { items: await pageRows(executor, list.table, before, orderBy, { limit: page.limit, offset: start.skip }), total };
   });
 }

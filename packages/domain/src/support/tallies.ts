@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '@agov/db';
+import { DAY_MS, HOUR_MS } from './time-range.js';
 
 /**
  * The tallies kept by triggers (migrations 0018–0020): each writes its changes as rows to add
@@ -54,21 +55,24 @@ export async function foldTallies(deps: { database: Pick<Database, 'rows'> }): P
   return folded;
 }
 
-export const HOUR_MS = 60 * 60 * 1000;
-export const DAY_MS = 24 * HOUR_MS;
-
 /** Where a page of a list (newest first) starts: the rows before `before`, `skip` of them passed over. */
 export interface PageStart {
   before: Date;
   skip: number;
 }
 
+/** One UTC day, from its first instant to the next day's (left out). */
+export interface Day {
+  start: Date;
+  end: Date;
+}
+
 /**
- * A list's counts per UTC day, or per hour of one day (given as its number since the epoch),
- * each keyed by its bucket's number since the epoch. Read from tallies by day and by hour, they
- * cost what the days and hours cost, not the rows.
+ * A list's counts per UTC day, or per hour of one day, each keyed by its bucket's number since
+ * the epoch. Read from tallies by day and by hour, they cost what the days and hours cost, not
+ * the rows.
  */
-export type CountsPer = (unit: 'day' | 'hour', day?: number) => Promise<ReadonlyMap<string, number>>;
+export type CountsPer = (unit: 'day' | 'hour', day?: Day) => Promise<ReadonlyMap<string, number>>;
 
 /**
  * Where a list's page `offset` rows deep begins, found from its tallies rather than by walking
@@ -81,14 +85,16 @@ export async function locatePage(countsPer: CountsPer, offset: number): Promise<
   const total = [...perDay.values()].reduce((sum, rows) => sum + rows, 0);
   const day = bucketHolding(perDay, offset);
   if (!day) return { total, start: null };
+  const start = new Date(day.bucket * DAY_MS);
+  const end = new Date(start.getTime() + DAY_MS);
   const hoursPerDay = DAY_MS / HOUR_MS;
   const ofDay = new Map(
-    [...(await countsPer('hour', day.bucket))].filter(([hour]) => Math.floor(Number(hour) / hoursPerDay) === day.bucket),
+    [...(await countsPer('hour', { start, end }))].filter(([hour]) => Math.floor(Number(hour) / hoursPerDay) === day.bucket),
   );
   const hour = bucketHolding(ofDay, offset - day.newer);
   // Where the counts are not one snapshot (embedded), a write in between may leave the day's
   // hours short of the day: the page then walks the whole day.
-  if (!hour) return { total, start: { before: new Date((day.bucket + 1) * DAY_MS), skip: offset - day.newer } };
+  if (!hour) return { total, start: { before: end, skip: offset - day.newer } };
   return { total, start: { before: new Date((hour.bucket + 1) * HOUR_MS), skip: offset - day.newer - hour.newer } };
 }
 

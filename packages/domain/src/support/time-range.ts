@@ -8,8 +8,10 @@ export interface TimeRange {
 /** The range with its end held at `now`: what is read over it never reaches past that moment. */
 export const heldAt = (range: TimeRange, now: Date): TimeRange => ({ from: range.from, to: range.to < now ? range.to : now });
 
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
+
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const DAY_MS = 86_400_000;
 /** Years 0001–9999: what both ISO 8601 text and a PostgreSQL timestamptz hold. */
 const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
 const LATEST = Date.parse('9999-12-31T23:59:59.999Z');

@@ -1,8 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '@agov/db';
 import type { CoreDeps } from '../caches/caches.js';
-import { bucketOf, DAY_MS, HOUR_MS, locatePage, type PageStart } from '../support/tallies.js';
-import type { TimeRange } from '../support/time-range.js';
+import { bucketOf, locatePage, type PageStart } from '../support/tallies.js';
+import { DAY_MS, HOUR_MS, type TimeRange } from '../support/time-range.js';
 
 /** What a count of traces selects: the tenant's, optionally one agent's, one outcome's, a range of `started_at`. */
 export interface TraceCountFilters extends Partial<TimeRange> {
@@ -72,15 +72,13 @@ export function locateTracePage(
   executor?: Executor,
 ): Promise<{ total: number; start: PageStart | null }> {
   return locatePage((unit, day) => {
-    if (unit === 'day') return countTraces(deps, tenantId, filters, 'day', executor);
-    const dayStart = new Date(day! * DAY_MS);
-    const dayEnd = new Date(dayStart.getTime() + DAY_MS);
+    if (!day) return countTraces(deps, tenantId, filters, unit, executor);
     const ofDay = {
       ...filters,
-      from: filters.from && filters.from > dayStart ? filters.from : dayStart,
-      to: filters.to && filters.to < dayEnd ? filters.to : dayEnd,
+      from: filters.from && filters.from > day.start ? filters.from : day.start,
+      to: filters.to && filters.to < day.end ? filters.to : day.end,
     };
-    return countTraces(deps, tenantId, ofDay, 'hour', executor);
+    return countTraces(deps, tenantId, ofDay, unit, executor);
   }, offset);
 }
 

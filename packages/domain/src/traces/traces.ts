@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import { approvalRequests, traceEvents, traces, type ApprovalRow, type TraceEventRow, type TraceRow } from '@agov/db';
 import type { Principal } from '../access/access.js';
 import type { TimeRange } from '../support/time-range.js';
@@ -24,7 +24,7 @@ export async function listTraces(deps: CoreDeps, principal: Principal, filters: 
     table: traces,
     where,
     time: traces.startedAt,
-    orderBy: [desc(traces.startedAt), desc(traces.id)],
+    id: traces.id,
     total: () => traceTotal(deps, principal.tenantId, filters),
     locate: (offset, executor) => locateTracePage(deps, principal.tenantId, filters, offset, executor),
   };
