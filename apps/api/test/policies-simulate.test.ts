@@ -105,9 +105,10 @@ async function rowCounts(app: TestApp, tenantId: string) {
   return counts;
 }
 
-/** The whole answer for the history's draft over all its evaluations. */
-async function expectKnownAnswer(app: TestApp) {
+/** The whole answer for the history's draft over all its evaluations, after `prepare` when given. */
+async function expectKnownAnswer(app: TestApp, prepare?: (h: Awaited<ReturnType<typeof history>>) => Promise<void>) {
   const h = await history(app);
+  await prepare?.(h);
   const before = await rowCounts(app, h.tenant.tenantId);
   expect(await simulation(app, h.tenant, { ...EVER, changes: h.draft })).toEqual({
     evaluated: 10,
@@ -136,6 +137,24 @@ async function expectKnownAnswer(app: TestApp) {
 describe('the answer', () => {
   it('is exact on a history with a known answer: conditions on context, update, delete, agents suspended then or since; nothing written', async () => {
     await expectKnownAnswer(t);
+  });
+
+  it("reads the agent's state from the events of traces written before traces named it, alike", async () => {
+    await expectKnownAnswer(t, async (h) => {
+      const named = await t.runtime.database.rows<{ agent: string; lifecycle_state: string }>(sql`
+        select s.agent_id as agent, s.lifecycle_state from traces t join agent_states s on s.id = t.agent_state_id
+        where t.tenant_id = ${h.tenant.tenantId} order by t.started_at`);
+      const [ops, bot, paused] = [h.ops.id, h.bot.id, h.paused.id];
+      expect(named.map(({ agent, lifecycle_state }) => [agent, lifecycle_state])).toEqual([
+        ...[ops, ops, ops, ops, ops, bot, bot, paused].map((agent) => [agent, 'active']),
+        [paused, 'suspended'],
+        [paused, 'suspended'],
+      ]);
+      const older = await t.runtime.database.rows(
+        sql`update traces set agent_state_id = null where tenant_id = ${h.tenant.tenantId} and agent_id <> ${h.ops.id} returning id`,
+      );
+      expect(older).toHaveLength(5);
+    });
   });
 
   it('without changes, decides every evaluation as it was decided', async () => {

@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { at, createdAt, id } from './columns.js';
 import { tenants } from './identity.js';
 
@@ -45,9 +45,40 @@ export const agents = pgTable(
     throttleEffect: text('throttle_effect', { enum: ['approval_required', 'deny'] })
       .notNull()
       .default('deny'),
+    /**
+     * The agent's row in `agent_states`, set by the trigger `agents_state` on every insert and on
+     * every update that changes a state field; what the column holds before that is never stored.
+     */
+    stateId: bigint('state_id', { mode: 'number' }).notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [index('agents_tenant').on(t.tenantId, t.createdAt)],
 );
 
+/*
+ * Every state an agent has been in: the fields that decide beside its rules (`lifecycle_state`,
+ * `authority_model`, `identity_mode`, `delegation_model`, `autonomy_tier`, `environment`), one
+ * row per change, written by the trigger `agents_state` (migration 0021) in the transaction of
+ * the change. A trace names the state it was decided in (`traces.agent_state_id`), so the
+ * what-if finds it without reading the trace's events. Like the traces that name them, these
+ * rows are part of the record: no foreign key, so no cascade can take them (and the trigger
+ * writes a new agent's first state before the agent's row exists).
+ */
+export const agentStates = pgTable(
+  'agent_states',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid('tenant_id').notNull(),
+    agentId: uuid('agent_id').notNull(),
+    lifecycleState: text('lifecycle_state').notNull(),
+    authorityModel: text('authority_model').notNull(),
+    identityMode: text('identity_mode').notNull(),
+    delegationModel: text('delegation_model').notNull(),
+    autonomyTier: text('autonomy_tier').notNull(),
+    environment: text('environment').notNull(),
+  },
+  (t) => [index('agent_states_tenant').on(t.tenantId, t.agentId)],
+);
+
 export type AgentRow = typeof agents.$inferSelect;
+export type AgentStateRow = typeof agentStates.$inferSelect;

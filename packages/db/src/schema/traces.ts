@@ -25,6 +25,8 @@ export const traces = pgTable(
     decision: text('decision', { enum: ['allow', 'approval_required', 'deny'] }).notNull(),
     policyRuleId: uuid('policy_rule_id'),
     policyVersion: integer('policy_version'),
+    /** The agent's state it was decided in (`agent_states`); null for traces written before migration 0021. */
+    agentStateId: bigint('agent_state_id', { mode: 'number' }),
     finalOutcome: text('final_outcome', {
       enum: ['in_progress', 'executed', 'blocked', 'denied', 'completed_with_approval', 'expired'],
     }).notNull(),

@@ -154,6 +154,7 @@ async function decideAndRecord(
     decision: decision.effect,
     policyRuleId: decision.rule?.id ?? null,
     policyVersion: decision.rule?.policyVersion ?? null,
+    agentStateId: inputs.agent.stateId,
     finalOutcome: denied ? 'denied' : 'in_progress',
     hasApproval: approval !== null,
     outcomeRecorded: false,

@@ -84,6 +84,7 @@ function offlineAgentRow({ id, name, fields }: OfflineAgent): AgentRow {
     maxRequestsPerMinute: null,
     maxIdenticalRequestsPerMinute: null,
     throttleEffect: 'deny',
+    stateId: 0,
     createdAt: new Date(0),
   };
   for (const [field, column] of AGENT_STATE_FIELDS) {

@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../support/errors.js';
 import { ConditionBudget, ConditionBudgetExceeded } from './condition-budget.js';
-import { assertValidConditions, conditionsHold as holdsWithin } from './conditions.js';
+import { assertValidConditions, conditionsHold as holdsWithin, readsContext } from './conditions.js';
 
 const conditionsHold = (conditions: object, data: object) => holdsWithin(conditions, data, new ConditionBudget());
 
@@ -152,5 +153,85 @@ describe('conditionsHold', () => {
     expect(holdsWithin(scan, items, budget)).toBe(false);
     expect(holdsWithin(scan, items, budget)).toBe(false);
     expect(() => holdsWithin(scan, items, budget)).toThrow(ConditionBudgetExceeded);
+  });
+});
+
+describe('readsContext', () => {
+  it.each([
+    ['a context path', { '>': [{ var: 'context.amount' }, 1] }, true],
+    ['the context itself', { '!!': { var: 'context' } }, true],
+    ['the whole data', { '!!': { var: '' } }, true],
+    ['the data as null', { '!!': { var: null } }, true],
+    ['a numeric path', { '==': [{ var: 0 }, 1] }, true],
+    ['a context fallback', { '==': [{ var: ['agent.team', { var: 'context.team' }] }, 'a'] }, true],
+    ['an item field', { some: [{ var: 'agent.metadata.tags' }, { '==': [{ var: '' }, 'x'] }] }, true],
+    ['missing', { missing: ['agent.team'] }, true],
+    ['missing_some', { missing_some: [1, ['agent.team', 'request.operation']] }, true],
+    ['a sum over the context', { '>': [{ recent_sum: ['context.amount', '1h'] }, 10] }, true],
+    ['a count of distinct context values', { '>': [{ recent_distinct: ['context.host', '1h'] }, 10] }, true],
+    [
+      'agent and request paths only',
+      { and: [{ '==': [{ var: 'agent.environment' }, 'prod'] }, { '==': [{ var: 'request.operation' }, 'read'] }] },
+      false,
+    ],
+    ['an agent path with a literal fallback', { '==': [{ var: ['agent.team', 'none'] }, 'a'] }, false],
+    ['a count', { '>': [{ recent_count: ['1h', { decision: 'deny' }] }, 10] }, false],
+    ['a count of distinct scopes', { '>': [{ recent_distinct: ['resource_scope', '1h'] }, 10] }, false],
+    ['literals only', { '==': [1, 1] }, false],
+  ])('%s: %s', (_, conditions, expected) => {
+    assertValidConditions(conditions);
+    expect(readsContext(conditions)).toBe(expected);
+  });
+
+  // What it says no to must decide alike under any context: that is what lets the context go unread.
+  it('never says no to an expression whose value depends on the context', () => {
+    const paths = [
+      'agent.environment',
+      'agent.metadata.tags',
+      'agent.team',
+      'request.operation',
+      'context.amount',
+      'context.tags',
+      '',
+      'price',
+    ];
+    const expression = fc.letrec<{ node: unknown }>((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        fc.constantFrom(1, 'prod', 'read', 'x', true, null),
+        fc.record({ var: fc.oneof(fc.constantFrom(...paths), fc.tuple(fc.constantFrom(...paths), tie('node'))) }),
+        fc.record({ '==': fc.tuple(tie('node'), tie('node')) }),
+        fc.record({ '>': fc.tuple(tie('node'), tie('node')) }),
+        fc.record({ and: fc.array(tie('node'), { minLength: 1, maxLength: 3 }) }),
+        fc.record({ '!': tie('node') }),
+        fc.record({ if: fc.tuple(tie('node'), tie('node'), tie('node')) }),
+        fc.record({ cat: fc.array(tie('node'), { minLength: 1, maxLength: 2 }) }),
+        fc.record({ in: fc.tuple(tie('node'), tie('node')) }),
+        fc.record({ some: fc.tuple(tie('node'), tie('node')) }),
+        fc.record({ map: fc.tuple(tie('node'), tie('node')) }),
+        fc.record({ missing: fc.array(fc.constantFrom(...paths), { maxLength: 2 }) }),
+      ),
+    })).node;
+    const contexts = [{}, { amount: 5, tags: ['x', 'prod'] }, { amount: 'read', tags: 'prod', price: 2 }];
+    const data = (context: object) => ({
+      context,
+      agent: { environment: 'prod', metadata: { tags: ['x', 'y'] } },
+      request: { operation: 'read' },
+    });
+    const outcome = (conditions: object, context: object) => {
+      try {
+        return conditionsHold(conditions, data(context));
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    fc.assert(
+      fc.property(fc.record({ '!!': expression }), (conditions) => {
+        fc.pre(!readsContext(conditions));
+        const [first, ...others] = contexts.map((context) => outcome(conditions, context));
+        for (const other of others) expect(other).toEqual(first);
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });

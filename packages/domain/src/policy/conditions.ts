@@ -110,6 +110,32 @@ function checkHistory(operator: HistoryKind, operand: unknown, path: string, pro
   if ('problem' in term) problems.push(`${path}: ${term.problem}`);
 }
 
+/** The parts of the data conditions see that are not the call's context. */
+const NOT_CONTEXT = new Set(['agent', 'request']);
+
+/**
+ * Whether a validated expression may read the call's `context`, so that what decides it again
+ * can leave the context unread when no rule does. Errs towards yes: a `var` reads it unless
+ * its path starts with `agent` or `request` (an item's field inside `some`, `map` and the like
+ * counts as context, and only the items' own expression says where they came from); `missing`
+ * and `missing_some` always may; a history operator may when its field is a `context.` path.
+ */
+export function readsContext(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(readsContext);
+  if (typeof node !== 'object' || node === null) return false;
+  const [[operator, operand]] = Object.entries(node) as [[string, unknown]];
+  if (operator === 'var') {
+    const [name, fallback] = Array.isArray(operand) ? operand : [operand];
+    return typeof name !== 'string' || !NOT_CONTEXT.has(name.split('.')[0]!) || readsContext(fallback);
+  }
+  if (operator === 'missing' || operator === 'missing_some') return true;
+  if (isHistoryOperator(operator)) {
+    const term = historyTerm(operator, operand);
+    return !('problem' in term) && term.field?.startsWith('context.') === true;
+  }
+  return readsContext(operand);
+}
+
 /** The JSON values in `node` (itself included), counting no further than just past `limit`. */
 function countNodes(node: unknown, limit: number): number {
   let count = 1;

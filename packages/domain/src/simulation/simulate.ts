@@ -1,10 +1,11 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { AgentRow, PolicyRuleRow } from '@agov/db';
+import type { AgentRow, Executor, PolicyRuleRow } from '@agov/db';
 import type { Principal } from '../access/access.js';
 import type { DecisionInputs } from '../caches/decision-inputs.js';
 import type { CoreDeps } from '../caches/caches.js';
 import { decide } from '../evaluation/decide.js';
 import { AGENT_STATE_FIELDS, decisionInputsOf } from '../evaluation/decision-inputs.js';
+import { readsContext } from '../policy/conditions.js';
 import { entryOf } from '../history/entries.js';
 import { historyTermsOf } from '../history/read.js';
 import { HistoryReplay } from '../history/replay.js';
@@ -53,8 +54,11 @@ interface Recorded extends ActionRequest {
   /** `at` in ms, what history operators compare. */
   at_ms: number;
   decision: PolicyEffect;
-  /** The agent's id and the state identity_resolved recorded, `|`-separated (AGENT_STATE_FIELDS). */
-  agent_state: string;
+  /** The agent's state the trace names (`agent_states.id`); null for a trace older than that column. */
+  state_id: string | null;
+  /** For such a trace, its agent's id and the state identity_resolved recorded (see `stateText`). */
+  recorded_state: string | null;
+  /** Read only for an agent whose rules under the draft may read it (`readsContext`); null otherwise, or when none was sent. */
   context: Record<string, unknown> | null;
   /** What its agent_throttled event recorded, when the agent was past a limit. */
   throttled: { limit: Throttled['limit']; max: number; throttle_effect: Throttled['effect'] } | null;
@@ -95,11 +99,15 @@ export async function simulate(
       );
     }
 
+    const states = await agentStates(deps, principal.tenantId, request.agent_id, executor);
+    const contextReaders = [...draft.rulesByAgent]
+      .filter(([, rules]) => rules.some((rule) => rule.conditions !== null && readsContext(rule.conditions)))
+      .map(([agentId]) => agentId);
     const tally = new Tally();
     const inputsFor = decisionInputs(draft);
     const replay = new HistoryReplay();
     const read = (after: Recorded | undefined) => {
-      const page = deps.database.rows<Recorded>(pageQuery(where, after), executor);
+      const page = deps.database.rows<Recorded>(pageQuery(where, contextReaders, after), executor);
       // Should deciding the page before it throw, this one is never awaited: its failure must not go unhandled.
       page.catch(() => undefined);
       return page;
@@ -110,7 +118,7 @@ export async function simulate(
       const page: Recorded[] = await next;
       next = page.length === PAGE_SIZE ? read(page[PAGE_SIZE - 1]) : undefined;
       for (const row of page) {
-        const inputs = inputsFor(row.agent_state);
+        const inputs = inputsFor(row.state_id === null ? row.recorded_state! : stateOf(states, row.state_id));
         const context = row.context ?? NO_CONTEXT;
         const terms = historyTermsOf(inputs);
         const entry = terms.length === 0 ? null : entryOf(row.at_ms, row, context);
@@ -129,24 +137,56 @@ export async function simulate(
 }
 
 /**
- * One page in (started_at, id) order after `after`: the trace's request and recorded decision,
- * the context from its trace_initiated event (seq 1) and the agent's state from identity_resolved
- * (seq 2), both found by the events' primary key. Only what deciding reads is selected, and the
- * state comes as one text so that rows of one agent in one state share their DecisionInputs.
- * A throttle, when the agent was past a limit, is the event after policy_evaluated (seq 4); it
- * is looked for only where the decision was not `allow`, since a throttle never allows.
- * Every trace is one evaluate call: nothing else writes traces.
+ * An agent's state as one text: its id and AGENT_STATE_FIELDS, `|`-separated, each read by
+ * `field` (an empty text for a field not recorded). Rows of one agent in one state share it,
+ * and with it their DecisionInputs.
  */
-function pageQuery(where: SQL, after: Recorded | undefined): SQL {
-  const state = sql.raw(AGENT_STATE_FIELDS.map(([field]) => `coalesce(s.metadata->>'${field}', '')`).join(`, '|', `));
+const stateText = (agentId: string, field: (name: string) => string) =>
+  sql.raw(`concat(${agentId}, '|', ${AGENT_STATE_FIELDS.map(([name]) => field(name)).join(`, '|', `)})`);
+
+/** The states of the tenant's agents (or of the one asked about) by id, as `stateText`; a few rows per agent. */
+async function agentStates(deps: CoreDeps, tenantId: string, agentId: string | undefined, executor: Executor) {
+  const rows = await deps.database.rows<{ id: string; state: string }>(
+    sql`select id::text as id, ${stateText('agent_id', (name) => name)} as state from agent_states
+      where tenant_id = ${tenantId}${agentId === undefined ? sql`` : sql` and agent_id = ${agentId}`}`,
+    executor,
+  );
+  return new Map(rows.map(({ id, state }) => [id, state]));
+}
+
+function stateOf(states: ReadonlyMap<string, string>, stateId: string): string {
+  const state = states.get(stateId);
+  // A state is committed with the agent's change, before any trace can name it.
+  if (state === undefined) throw new Error(`Agent state ${stateId} of a recorded trace not found`);
+  return state;
+}
+
+/**
+ * One page in (started_at, id) order after `after`: the trace's request, its recorded decision
+ * and the agent's state it names; only what deciding reads. A trace written before traces named
+ * their state has its identity_resolved event (seq 2) read instead, found by the events' primary
+ * key. The context, from the trace_initiated event (seq 1), is read only for `contextReaders`,
+ * the agents whose rules may read it. A throttle, when the agent was past a limit, is the event
+ * after policy_evaluated (seq 4); it is looked for only where the decision was not `allow`, since
+ * a throttle never allows. Every trace is one evaluate call: nothing else writes traces.
+ */
+function pageQuery(where: SQL, contextReaders: readonly string[], after: Recorded | undefined): SQL {
+  const recordedState = stateText('t.agent_id', (name) => `coalesce(s.metadata->>'${name}', '')`);
+  const context =
+    contextReaders.length === 0
+      ? sql`null::jsonb`
+      : sql`case when t.agent_id in (${sql.join(
+          contextReaders.map((agentId) => sql`${agentId}::uuid`),
+          sql`, `,
+        )}) then (select i.metadata->'context' from trace_events i where i.trace_id = t.id and i.seq = 1) end`;
   return sql`
     select t.id, t.started_at::text as at, (extract(epoch from t.started_at) * 1000)::float8 as at_ms, t.decision, t.requested_operation as operation, t.target_integration,
-      t.resource_scope, t.data_classification, concat(t.agent_id, '|', ${state}) as agent_state, i.metadata->'context' as context,
+      t.resource_scope, t.data_classification, t.agent_state_id::text as state_id,
+      case when t.agent_state_id is null then (select ${recordedState} from trace_events s where s.trace_id = t.id and s.seq = 2) end as recorded_state,
+      ${context} as context,
       case when t.decision <> 'allow' then (select e.metadata from trace_events e
         where e.trace_id = t.id and e.seq = 4 and e.event_type = 'agent_throttled') end as throttled
     from traces t
-    join trace_events i on i.trace_id = t.id and i.seq = 1
-    join trace_events s on s.trace_id = t.id and s.seq = 2
     where ${where}${after ? sql` and (t.started_at, t.id) > (${after.at}::timestamptz, ${after.id}::uuid)` : sql``}
     order by t.started_at, t.id
     limit ${PAGE_SIZE}`;
