@@ -80,7 +80,7 @@ export const traceEvents = pgTable(
 export const shadowDecisions = pgTable(
   'shadow_decisions',
   {
-    traceId: uuid('trace_id').primaryKey(),
+    traceId: uuid('trace_id').notNull(),
     tenantId: uuid('tenant_id').notNull(),
     agentId: uuid('agent_id').notNull(),
     /** The shadow rule that decided once shadow rules were enforced. */
@@ -90,8 +90,9 @@ export const shadowDecisions = pgTable(
     shadowDecision: text('shadow_decision', { enum: ['allow', 'approval_required', 'deny'] }).notNull(),
     recordedAt: at('recorded_at').notNull(),
   },
-  // The shadow report's window, per tenant.
-  (t) => [index('shadow_decisions_tenant_recorded').on(t.tenantId, t.recordedAt)],
+  // The shadow report's window and order, per tenant: the only index, so that evaluate writes one
+  // entry per row, at the index's right edge (a trace's id is unique, so the key is too).
+  (t) => [primaryKey({ name: 'shadow_decisions_pkey', columns: [t.tenantId, t.recordedAt, t.traceId] })],
 );
 
 export type TraceRow = typeof traces.$inferSelect;
