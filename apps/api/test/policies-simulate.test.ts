@@ -281,6 +281,14 @@ describe('refusals', () => {
       fields: [{ field: 'changes.0.rule.priority', message: 'must be integer' }],
     });
     expect((await ask({ changes: undefined })).statusCode).toBe(400);
+    // A change that is no object at all is refused as such, not passed on by the shape picker.
+    for (const change of [null, 1, 'create', []]) {
+      expectErrorBody(await ask({ changes: [{ action: 'delete', policy_rule_id: h.deploys.id }, change] }), 400, {
+        error: 'validation_error',
+        message: 'Invalid body: changes.1 must be object',
+        details: { fields: [{ field: 'changes.1', message: 'must be object' }] },
+      });
+    }
 
     const field = 'changes.1.rule.conditions';
     expectErrorBody(

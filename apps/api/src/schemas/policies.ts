@@ -150,8 +150,11 @@ const RULE_CHANGES = [
 /**
  * One change of a change set: the bodies of create, PATCH and DELETE on the rule endpoints.
  * `action` picks the shape, so a problem is reported against that shape alone, not all three.
+ * `type` stands beside it because the validator's discriminator passes anything that is not an
+ * object (a `null` change) without looking at the branches.
  */
 const RuleChange = Type.Unsafe<Static<(typeof RULE_CHANGES)[number]>>({
+  type: 'object',
   oneOf: RULE_CHANGES,
   discriminator: { propertyName: 'action' },
   title: 'RuleChange',
