@@ -81,4 +81,3 @@ export const agentStates = pgTable(
 );
 
 export type AgentRow = typeof agents.$inferSelect;
-export type AgentStateRow = typeof agentStates.$inferSelect;
