@@ -1,4 +1,4 @@
-import { and, count, desc, lt, type SQL } from 'drizzle-orm';
+import { and, count, desc, lt, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Database, Db, Executor } from '@agov/db';
 import type { PageStart } from './tallies.js';
@@ -68,24 +68,36 @@ export interface TalliedList<T extends PgTable> {
 }
 
 /**
- * One page of a tallied list with its exact total. A shallow page walks its offset beside the
- * total; a deep one starts where the tallies locate it, and is read with its total in one
- * snapshot (`Database.readSnapshot`), so it is exactly the page its offset names then.
+ * One page of a tallied list with its exact total. A shallow page is read beside the total; a
+ * deep one starts where the tallies locate it, and is read with its total in one snapshot
+ * (`Database.readSnapshot`), so it is exactly the page its offset names then.
  */
 export async function talliedPage<T extends PgTable>(
   database: Database,
   list: TalliedList<T>,
   page: Page,
 ): Promise<Paged<T['$inferSelect']>> {
-  const orderBy = [desc(list.time), desc(list.id)];
   if (page.offset < LOCATED_FROM_OFFSET) {
-    const [items, total] = await Promise.all([pageRows(database.db, list.table, and(...list.where), orderBy, page), list.total()]);
+    const [items, total] = await Promise.all([listRows(database.db, list, list.where, page.offset, page.limit), list.total()]);
     return { items, total };
   }
   return database.readSnapshot(async (executor) => {
     const { total, start } = await list.locate(page.offset, executor);
     if (!start) return { items: [], total };
-    const before = and(...list.where, lt(list.time, start.before));
-    return { items: await pageRows(executor, list.table, before, orderBy, { limit: page.limit, offset: start.skip }), total };
+    return { items: await listRows(executor, list, [...list.where, lt(list.time, start.before)], start.skip, page.limit), total };
   });
+}
+
+/**
+ * `limit` rows of a tallied list, in its order, after the first `skip` that `where` selects.
+ * The statement finds the page's first row by its time and id, which the list's index holds,
+ * and reads the table only from there: the rows passed over cost an index entry each, not a row
+ * (up to an hour's rows for a located page, 14 000 at ten million traces over 30 days).
+ */
+function listRows<T extends PgTable>(executor: Executor, list: TalliedList<T>, where: SQL[], skip: number, limit: number) {
+  const orderBy = [desc(list.time), desc(list.id)];
+  if (skip === 0) return pageRows(executor, list.table, and(...where), orderBy, { limit, offset: 0 });
+  const first = sql`(${list.time}, ${list.id}) <= (select ${list.time}, ${list.id} from ${list.table}
+    where ${and(...where)} order by ${list.time} desc, ${list.id} desc offset ${skip} limit 1)`;
+  return pageRows(executor, list.table, and(...list.where, first), orderBy, { limit, offset: 0 });
 }
