@@ -57,6 +57,15 @@ export const migrationsFolder = fileURLToPath(new URL('../migrations', import.me
 /** Serialises start-up migrations across processes sharing one server. */
 const MIGRATION_LOCK = 7_212_004_001;
 
+/**
+ * `readSnapshot`'s transaction settings, in one round trip: a statement without parameters goes
+ * as a simple query, which may hold several, and the isolation level is set before the
+ * `select` takes the transaction's snapshot.
+ */
+const SNAPSHOT_SETTINGS = sql.raw(
+  "set transaction isolation level repeatable read, read only; select set_config('max_parallel_workers_per_gather', '0', true), set_config('jit', 'off', true)",
+);
+
 type PostgresSettings = Pick<Config, 'databasePoolSize'> & Partial<Pick<Config, 'databaseStatementTimeoutMs' | 'databaseConnectTimeoutMs'>>;
 
 /** Without `databaseStatementTimeoutMs` statements have no limit: for tools that only migrate. */
@@ -109,13 +118,10 @@ async function openPostgres(url: string, settings: PostgresSettings): Promise<Da
     prepared: async <T>(text: string, params: readonly unknown[]) =>
       (await client.unsafe(text, params as never[], { prepare: true })) as unknown as T[],
     readSnapshot: <T>(work: (executor: Executor) => Promise<T>) =>
-      db.transaction(
-        async (tx) => {
-          await tx.execute(sql`select set_config('max_parallel_workers_per_gather', '0', true), set_config('jit', 'off', true)`);
-          return work(tx);
-        },
-        { isolationLevel: 'repeatable read', accessMode: 'read only' },
-      ),
+      db.transaction(async (tx) => {
+        await tx.execute(SNAPSHOT_SETTINGS);
+        return work(tx);
+      }),
     async migrate() {
       const lock = await client.reserve();
       try {
