@@ -5,7 +5,7 @@ import type { CoreDeps } from '../caches/caches.js';
 import { grantOf } from '../grants/grants.js';
 import { notFound } from '../support/errors.js';
 import { talliedPage, type Page, type Paged, type TalliedList } from '../support/pagination.js';
-import { approvalTotal, locateApprovalPage } from './tallies.js';
+import { approvalTotal, approvalListCounts } from './tallies.js';
 import type { ApprovalDeps } from './deps.js';
 import { expireApproval } from './decisions.js';
 
@@ -31,7 +31,7 @@ export async function listApprovals(
     time: approvalRequests.requestedAt,
     id: approvalRequests.id,
     total: () => approvalTotal(deps, principal.tenantId, filters),
-    locate: (offset, executor) => locateApprovalPage(deps, principal.tenantId, filters, offset, executor),
+    counts: approvalListCounts(deps, principal.tenantId, filters),
   };
   return talliedPage(deps.database, list, page);
 }

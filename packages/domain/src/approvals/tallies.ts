@@ -1,7 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '@agov/db';
 import type { CoreDeps } from '../caches/caches.js';
-import { bucketOf, locatePage, type PageStart } from '../support/tallies.js';
+import { bucketOf, type Day, type ListCounts } from '../support/tallies.js';
 
 /** What a count of approval requests selects besides the tenant: one agent's, one status's. */
 export interface ApprovalCountFilters {
@@ -32,29 +31,26 @@ const filtered = (tenantId: string, filters: ApprovalCountFilters): SQL => {
 };
 
 /**
- * Where the approvals list's page `offset` requests deep begins (`locatePage`), from the
- * tallies per day of `requested_at` and per hour of one day, with the changes not folded yet.
+ * The approvals list's counts per day of `requested_at` and per hour of one day, from the
+ * tallies by day and hour with the changes not folded yet.
  */
-export function locateApprovalPage(
-  deps: CoreDeps,
-  tenantId: string,
-  filters: ApprovalCountFilters,
-  offset: number,
-  executor?: Executor,
-): Promise<{ total: number; start: PageStart | null }> {
-  return locatePage(async (unit, day) => {
+export function approvalListCounts(deps: CoreDeps, tenantId: string, filters: ApprovalCountFilters): ListCounts {
+  const statement = (unit: 'day' | 'hour', day?: Day) => {
     const conditions = [filtered(tenantId, filters)];
     if (day) conditions.push(sql`hour >= ${day.start.toISOString()}::timestamptz and hour < ${day.end.toISOString()}::timestamptz`);
     const where = sql.join(conditions, sql` and `);
-    const rows = await deps.database.rows<{ key: string; total: string | number }>(
-      sql`select key, sum(approvals) as total from (
-        select ${bucketOf(unit, unit)} as key, approvals from ${sql.raw(`approval_${unit}_tallies`)} where ${where}
-        union all select ${bucketOf(unit, 'hour')} as key, approvals from approval_tally_changes where ${where}
-      ) counted group by key`,
-      executor,
-    );
-    return new Map(rows.map((row) => [row.key, Number(row.total)]));
-  }, offset);
+    return sql`select key, sum(approvals) as total from (
+      select ${bucketOf(unit, unit)} as key, approvals from ${sql.raw(`approval_${unit}_tallies`)} where ${where}
+      union all select ${bucketOf(unit, 'hour')} as key, approvals from approval_tally_changes where ${where}
+    ) counted group by key`;
+  };
+  return {
+    perDay: async (executor) => {
+      const rows = await deps.database.rows<{ key: string; total: string | number }>(statement('day'), executor);
+      return new Map(rows.map((row) => [row.key, Number(row.total)]));
+    },
+    perHour: (day) => statement('hour', day),
+  };
 }
 
 /** The total of `approvalCounts` over every status it selects. */

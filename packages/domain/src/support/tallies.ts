@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
-import type { Database } from '@agov/db';
+import { sql, type SQL } from 'drizzle-orm';
+import type { Database, Executor } from '@agov/db';
 import { DAY_MS, HOUR_MS } from './time-range.js';
 
 /**
@@ -55,12 +55,6 @@ export async function foldTallies(deps: { database: Pick<Database, 'rows'> }): P
   return folded;
 }
 
-/** Where a page of a list (newest first) starts: the rows before `before`, `skip` of them passed over. */
-export interface PageStart {
-  before: Date;
-  skip: number;
-}
-
 /** One UTC day, from its first instant to the next day's (left out). */
 export interface Day {
   start: Date;
@@ -68,47 +62,65 @@ export interface Day {
 }
 
 /**
- * A list's counts per UTC day, or per hour of one day, each keyed by its bucket's number since
- * the epoch. Read from tallies by day and by hour, they cost what the days and hours cost, not
- * the rows.
+ * A list's counts, read from tallies by day and by hour, so that they cost what the days and
+ * hours cost, not the rows. Each is keyed by its bucket's number since the epoch, as text.
  */
-export type CountsPer = (unit: 'day' | 'hour', day?: Day) => Promise<ReadonlyMap<string, number>>;
+export interface ListCounts {
+  /** The counts per UTC day of the whole list. */
+  perDay(executor: Executor): Promise<ReadonlyMap<string, number>>;
+  /** A statement of the counts per hour of the list's part in `day`, as `key` and `total`. */
+  perHour(day: Day): SQL;
+}
+
+/** The day holding the row a page starts at, and how many of that day's rows come before it. */
+export interface DayOfPage {
+  day: Day;
+  skip: number;
+}
 
 /**
- * Where a list's page `offset` rows deep begins, found from its tallies rather than by walking
- * `offset` rows: the day holding that row from the counts per day, then its hour from that
- * day's counts per hour, so the page walks at most one hour's rows. `start` is null past the
- * last row. `total` is the sum of the days: the list's total, read with the start.
+ * The day holding the row `offset` deep in a list (newest first), from its counts per day;
+ * null past the last row. `total` is the sum of the days: the list's total, read with it.
  */
-export async function locatePage(countsPer: CountsPer, offset: number): Promise<{ total: number; start: PageStart | null }> {
-  const perDay = await countsPer('day');
+export async function dayOfPage(
+  counts: ListCounts,
+  offset: number,
+  executor: Executor,
+): Promise<{ total: number; start: DayOfPage | null }> {
+  const perDay = await counts.perDay(executor);
   const total = [...perDay.values()].reduce((sum, rows) => sum + rows, 0);
-  const day = bucketHolding(perDay, offset);
-  if (!day) return { total, start: null };
-  const start = new Date(day.bucket * DAY_MS);
-  const end = new Date(start.getTime() + DAY_MS);
-  const hoursPerDay = DAY_MS / HOUR_MS;
-  const ofDay = new Map(
-    [...(await countsPer('hour', { start, end }))].filter(([hour]) => Math.floor(Number(hour) / hoursPerDay) === day.bucket),
-  );
-  const hour = bucketHolding(ofDay, offset - day.newer);
-  // Where the counts are not one snapshot (embedded), a write in between may leave the day's
-  // hours short of the day: the page then walks the whole day.
-  if (!hour) return { total, start: { before: end, skip: offset - day.newer } };
-  return { total, start: { before: new Date((hour.bucket + 1) * HOUR_MS), skip: offset - day.newer - hour.newer } };
-}
-
-/** The bucket holding the row `offset` deep, newest first, and how many rows the newer buckets hold; null past the last. */
-function bucketHolding(counts: ReadonlyMap<string, number>, offset: number): { bucket: number; newer: number } | null {
-  const newestFirst = [...counts].map(([key, rows]) => ({ bucket: Number(key), rows })).sort((a, b) => b.bucket - a.bucket);
+  const newestFirst = [...perDay].map(([key, rows]) => ({ day: Number(key), rows })).sort((a, b) => b.day - a.day);
   let newer = 0;
-  for (const { bucket, rows } of newestFirst) {
-    if (newer + rows > offset) return { bucket, newer };
+  for (const { day, rows } of newestFirst) {
+    if (newer + rows > offset) {
+      const start = new Date(day * DAY_MS);
+      return { total, start: { day: { start, end: new Date(start.getTime() + DAY_MS) }, skip: offset - newer } };
+    }
     newer += rows;
   }
-  return null;
+  return { total, start: null };
 }
 
-/** A column's UTC day or hour as its number since the epoch, as text: the key of `CountsPer`. */
+/**
+ * A statement of where, in the day of `start`, the page begins: the end of the hour holding
+ * the day's row `start.skip` deep (from the day's counts per hour), as `before`, and how many
+ * of the rows before it the page passes over, as `skip`. So the page passes over at most that
+ * hour's rows. Where the counts are not one snapshot (embedded), a write in between may leave
+ * the day's hours short of the day: the page then starts at the day's end.
+ */
+export function hourOfPage(counts: ListCounts, { day, skip }: DayOfPage): SQL {
+  const hoursPerDay = DAY_MS / HOUR_MS;
+  return sql`
+    with counts as (${counts.perHour(day)}),
+    running as (
+      select key::bigint as hour, total::bigint as rows, sum(total::bigint) over (order by key::bigint desc) as through
+      from counts where key::bigint / ${hoursPerDay} = ${day.start.getTime() / DAY_MS}
+    ),
+    holding as (select hour, through - rows as newer from running where through > ${skip}::bigint order by hour desc limit 1)
+    select coalesce((select to_timestamp((hour + 1) * ${HOUR_MS / 1000}) from holding), ${day.end.toISOString()}::timestamptz) as before,
+      (${skip}::bigint - coalesce((select newer from holding), 0))::bigint as skip`;
+}
+
+/** A column's UTC day or hour as its number since the epoch, as text: the key of `ListCounts`. */
 export const bucketOf = (unit: 'day' | 'hour', column: string) =>
   sql.raw(`floor(extract(epoch from ${column}) / ${(unit === 'day' ? DAY_MS : HOUR_MS) / 1000})::bigint::text`);

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '@agov/db';
 import type { CoreDeps } from '../caches/caches.js';
-import { bucketOf, locatePage, type PageStart } from '../support/tallies.js';
+import { bucketOf, type ListCounts } from '../support/tallies.js';
 import { DAY_MS, HOUR_MS, type TimeRange } from '../support/time-range.js';
 
 /** What a count of traces selects: the tenant's, optionally one agent's, one outcome's, a range of `started_at`. */
@@ -37,6 +37,12 @@ export async function countTraces(
   by: TraceCountKey = 'all',
   executor?: Executor,
 ): Promise<Map<string, number>> {
+  const rows = await deps.database.rows<{ key: string; total: string | number }>(countStatement(tenantId, filters, by), executor);
+  return new Map(rows.map((row) => [row.key, Number(row.total)]));
+}
+
+/** The statement of `countTraces`: `key` and `total`. */
+function countStatement(tenantId: string, filters: TraceCountFilters, by: TraceCountKey): SQL {
   const { days, hours, changes, cut } = splitRange(filters, by !== 'hour');
   const common = [sql`tenant_id = ${tenantId}`];
   if (filters.agent_id) common.push(sql`agent_id = ${filters.agent_id}`);
@@ -48,11 +54,7 @@ export async function countTraces(
     ...(changes ? [sql`select ${keyOf(by, 'hour')} as key, traces from trace_tally_changes where ${where(within('hour', changes))}`] : []),
     ...cut.map((range) => sql`select ${keyOf(by, 'started_at')} as key, count(*) as traces from traces where ${where([range])} group by 1`),
   ];
-  const rows = await deps.database.rows<{ key: string; total: string | number }>(
-    sql`select key, sum(traces) as total from (${sql.join(parts, sql` union all `)}) counted group by key`,
-    executor,
-  );
-  return new Map(rows.map((row) => [row.key, Number(row.total)]));
+  return sql`select key, sum(traces) as total from (${sql.join(parts, sql` union all `)}) counted group by key`;
 }
 
 /** The total of `countTraces` without a breakdown. */
@@ -60,26 +62,21 @@ export async function traceTotal(deps: CoreDeps, tenantId: string, filters: Trac
   return (await countTraces(deps, tenantId, filters)).get('all') ?? 0;
 }
 
-/**
- * Where the traces list's page `offset` traces deep begins (`locatePage`), from the counts per
- * day of the whole range and per hour of the range's part in one day.
- */
-export function locateTracePage(
-  deps: CoreDeps,
-  tenantId: string,
-  filters: TraceCountFilters,
-  offset: number,
-  executor?: Executor,
-): Promise<{ total: number; start: PageStart | null }> {
-  return locatePage((unit, day) => {
-    if (!day) return countTraces(deps, tenantId, filters, unit, executor);
-    const ofDay = {
-      ...filters,
-      from: filters.from && filters.from > day.start ? filters.from : day.start,
-      to: filters.to && filters.to < day.end ? filters.to : day.end,
-    };
-    return countTraces(deps, tenantId, ofDay, unit, executor);
-  }, offset);
+/** The traces list's counts per day of the whole range and per hour of the range's part in one day. */
+export function traceListCounts(deps: CoreDeps, tenantId: string, filters: TraceCountFilters): ListCounts {
+  return {
+    perDay: (executor) => countTraces(deps, tenantId, filters, 'day', executor),
+    perHour: (day) =>
+      countStatement(
+        tenantId,
+        {
+          ...filters,
+          from: filters.from && filters.from > day.start ? filters.from : day.start,
+          to: filters.to && filters.to < day.end ? filters.to : day.end,
+        },
+        'hour',
+      ),
+  };
 }
 
 /** Tally buckets from `first` up to `end` (left out); an open side is unbounded. */

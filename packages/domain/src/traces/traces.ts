@@ -6,7 +6,7 @@ import { verifyChain, type ChainedEvent } from '../audit/hash-chain.js';
 import type { CoreDeps } from '../caches/caches.js';
 import { notFound } from '../support/errors.js';
 import { talliedPage, type Page, type Paged, type TalliedList } from '../support/pagination.js';
-import { locateTracePage, traceTotal } from './tallies.js';
+import { traceListCounts, traceTotal } from './tallies.js';
 import { presentEvent } from '../presenters/traces.js';
 
 export interface TraceFilters extends Partial<TimeRange> {
@@ -26,7 +26,7 @@ export async function listTraces(deps: CoreDeps, principal: Principal, filters: 
     time: traces.startedAt,
     id: traces.id,
     total: () => traceTotal(deps, principal.tenantId, filters),
-    locate: (offset, executor) => locateTracePage(deps, principal.tenantId, filters, offset, executor),
+    counts: traceListCounts(deps, principal.tenantId, filters),
   };
   return talliedPage(deps.database, list, page);
 }
