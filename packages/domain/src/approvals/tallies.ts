@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { CoreDeps } from '../caches/caches.js';
-import { bucketOf, type Day, type ListCounts } from '../support/tallies.js';
+import { bucketOf, type Day, type ListCounts, totalsByKey } from '../support/tallies.js';
 
 /** What a count of approval requests selects besides the tenant: one agent's, one status's. */
 export interface ApprovalCountFilters {
@@ -15,12 +15,14 @@ export interface ApprovalCountFilters {
  */
 export async function approvalCounts(deps: CoreDeps, tenantId: string, filters: ApprovalCountFilters): Promise<Map<string, number>> {
   const where = filtered(tenantId, filters);
-  const rows = await deps.database.rows<{ status: string; total: string | number }>(sql`
-    select status, sum(approvals) as total from (
+  return totalsByKey(
+    deps.database,
+    sql`
+    select status as key, sum(approvals) as total from (
       select status, approvals from approval_tallies where ${where}
       union all select status, approvals from approval_tally_changes where ${where}
-    ) counted group by status`);
-  return new Map(rows.map((row) => [row.status, Number(row.total)]));
+    ) counted group by status`,
+  );
 }
 
 const filtered = (tenantId: string, filters: ApprovalCountFilters): SQL => {
@@ -45,10 +47,7 @@ export function approvalListCounts(deps: CoreDeps, tenantId: string, filters: Ap
     ) counted group by key`;
   };
   return {
-    perDay: async (executor) => {
-      const rows = await deps.database.rows<{ key: string; total: string | number }>(statement('day'), executor);
-      return new Map(rows.map((row) => [row.key, Number(row.total)]));
-    },
+    perDay: (executor) => totalsByKey(deps.database, statement('day'), executor),
     perHour: (day) => statement('hour', day),
   };
 }

@@ -55,6 +55,12 @@ export async function foldTallies(deps: { database: Pick<Database, 'rows'> }): P
   return folded;
 }
 
+/** Reads a statement of `key` and `total` rows as each key's total. */
+export async function totalsByKey(database: Pick<Database, 'rows'>, statement: SQL, executor?: Executor): Promise<Map<string, number>> {
+  const rows = await database.rows<{ key: string; total: string | number }>(statement, executor);
+  return new Map(rows.map((row) => [row.key, Number(row.total)]));
+}
+
 /** One UTC day, from its first instant to the next day's (left out). */
 export interface Day {
   start: Date;

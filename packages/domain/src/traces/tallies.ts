@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '@agov/db';
 import type { CoreDeps } from '../caches/caches.js';
-import { bucketOf, type ListCounts } from '../support/tallies.js';
+import { bucketOf, type ListCounts, totalsByKey } from '../support/tallies.js';
 import { DAY_MS, HOUR_MS, type TimeRange } from '../support/time-range.js';
 
 /** What a count of traces selects: the tenant's, optionally one agent's, one outcome's, a range of `started_at`. */
@@ -37,8 +37,7 @@ export async function countTraces(
   by: TraceCountKey = 'all',
   executor?: Executor,
 ): Promise<Map<string, number>> {
-  const rows = await deps.database.rows<{ key: string; total: string | number }>(countStatement(tenantId, filters, by), executor);
-  return new Map(rows.map((row) => [row.key, Number(row.total)]));
+  return totalsByKey(deps.database, countStatement(tenantId, filters, by), executor);
 }
 
 /** The statement of `countTraces`: `key` and `total`. */
