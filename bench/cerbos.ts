@@ -119,6 +119,8 @@ export function effectOf(body: Record<string, unknown>, operation: string): 'all
 
 export interface CerbosServer {
   url: string;
+  /** The server's process id, to read its CPU time from `/proc`. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -158,7 +160,7 @@ export async function startCerbos(binary: string, workDir: string, policyDir: st
     await stop();
     throw error;
   }
-  return { url, stop };
+  return { url, pid: child.pid as number, stop };
 }
 
 /**

@@ -16,6 +16,9 @@
  * give; under load a sample of answers is checked. Any error, non-2xx or wrong answer fails
  * the bench; a missed goal does not.
  *
+ * Each row also gives both sides' CPU per call, read from `/proc`, and the ratio of rates those
+ * costs allow on a machine whose cores are all busy.
+ *
  * A last row puts the allow to both sides at one fixed rate, half of what Cerbos with its audit
  * file sustained in the run, open loop (load.ts, `driveAt`), for the latency each gives at a rate
  * it can hold: a saturating closed loop only measures the queue its own connections make.
@@ -32,7 +35,7 @@ import { dropRedisPrefixes } from '../test/processes.js';
 import { startReceiver } from '../test/receiver.js';
 import { CERBOS_VERSION, type CerbosServer, checkRequest, effectOf, installCerbos, startCerbos, writePolicies } from './cerbos.js';
 import { connections, drive, driveAt, duration, inTurn, mean, ratioOf, rounds, type Scenario, WARM_UP_S } from './load.js';
-import { build, call, freshDatabase, outboxWatch, startService, startWorker } from './support.js';
+import { build, call, cpuPerRequest, freshDatabase, outboxWatch, startService, startWorker } from './support.js';
 import { benchAction, benchAgents, benchRules, seedTenant } from './tenant.js';
 
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -51,6 +54,11 @@ const probes = [
 const probeDecisions = (agent: keyof typeof benchAgents) => [benchAgents[agent], 'deny', 'deny', 'deny', 'deny'].join();
 
 type Row = Awaited<ReturnType<typeof drive>>;
+/** A turn under load: its row, and the CPU each process spent on it, in ms per call (support.ts, `cpuPerRequest`). */
+interface Turn {
+  row: Row;
+  cpu: Record<string, number>;
+}
 const SIDES = ['ours', 'cerbos'] as const;
 type Side = (typeof SIDES)[number];
 
@@ -155,28 +163,32 @@ async function main() {
     await outbox.drain();
 
     const rows = [];
+    const cpuRows = [];
     const backlogs: string[] = [];
-    const turnsOf = new Map<Pair, Record<Side, Row[]>>();
+    const turnsOf = new Map<Pair, Record<Side, Turn[]>>();
+    const ourProcesses = { api: service.pid, worker: worker.pid };
     for (const pair of pairs) {
-      const turns: Record<Side, Row[]> = { ours: [], cerbos: [] };
+      const turns: Record<Side, Turn[]> = { ours: [], cerbos: [] };
       for (let round = 0; round < rounds; round += 1) {
         for (const side of inTurn(SIDES, round)) {
           if (side === 'cerbos') {
-            turns.cerbos.push(await drive(pair.cerbos.server.url, {}, pair.cerbos.scenario));
+            const { server, scenario } = pair.cerbos;
+            turns.cerbos.push(await cpuPerRequest({ cerbos: server.pid }, duration, () => drive(server.url, {}, scenario)));
             continue;
           }
-          turns.ours.push(await drive(base, pair.auth, pair.ours));
+          turns.ours.push(await cpuPerRequest(ourProcesses, duration, () => drive(base, pair.auth, pair.ours)));
           // The next turn, ours or Cerbos's, starts with nothing left for the worker.
           const left = await outbox.pending();
           if (left > 0) backlogs.push(`${left} (done ${(await outbox.drain()).toFixed(1)} s after the load)`);
         }
       }
       rows.push(compare(turns, pair));
+      cpuRows.push(cpuByPart(turns, pair));
       turnsOf.set(pair, turns);
     }
     // Latency at a rate both sides can hold: half of Cerbos's saturated rate for the audited allow in this run.
     const allow = pairs[0]!;
-    const fixedRate = Math.round(mean(ratesOf(turnsOf.get(allow)!.cerbos)) / 2);
+    const fixedRate = Math.round(mean(ratesOf(turnsOf.get(allow)!.cerbos.map((turn) => turn.row))) / 2);
     const fixedTurns: Record<Side, Row[]> = { ours: [], cerbos: [] };
     for (let round = 0; round < rounds; round += 1) {
       for (const side of inTurn(SIDES, round)) {
@@ -199,9 +211,12 @@ async function main() {
     console.log(
       `\nPostgreSQL synchronous_commit=${synchronous_commit}; our API with 1 worker process consuming from Redis; Cerbos ${CERBOS_VERSION}.` +
         `\n${connections} connections; ${rounds} turns of ${duration} s per side and row after ${WARM_UP_S} s of warm-up, in ABBA order;` +
-        ' req/s is the mean of the turns, p99 the worst turn.\n',
+        ' req/s is the mean of the turns, p99 the worst turn.' +
+        " The ratio the CPU allows: what a call cost Cerbos's server and the load generator ÷ what it cost ours and the load generator.\n",
     );
     console.table(rows);
+    console.log('\nCPU per call, ms, by process (read from /proc; PostgreSQL and Redis are every process of each):\n');
+    console.table(cpuRows);
     console.log(
       `\nAt a fixed rate, half of Cerbos's audited allow above, open loop (each request timed from when it was due), ${rounds} turns of ${duration} s per side; p50 and p99 are the worst turn's.\n`,
     );
@@ -260,20 +275,63 @@ function atFixedRate(turns: Record<Side, Row[]>, pair: Pair) {
   };
 }
 
-/** One line of the table: both sides' turns, the ratio of their mean rates (overall and per round) and the goal. */
-function compare(turns: Record<Side, Row[]>, pair: Pair) {
-  const { overall: ratio, perRound } = ratioOf(ratesOf(turns.ours), ratesOf(turns.cerbos));
+/** Our processes' CPU per call (the API, the worker, PostgreSQL, Redis) and Cerbos's. */
+const SERVICE_PARTS: Record<Side, readonly string[]> = { ours: ['api', 'worker', 'postgres', 'redis'], cerbos: ['cerbos'] };
+
+/** The mean over a side's turns of the CPU its service spent per call and, with `bench`, the load generator's too. */
+function cpuPerCall(turns: readonly Turn[], side: Side, withLoadGenerator = false): number {
+  const parts = [...SERVICE_PARTS[side], ...(withLoadGenerator ? ['bench'] : [])];
+  return mean(turns.map((turn) => parts.reduce((sum, part) => sum + (turn.cpu[part] ?? 0), 0)));
+}
+
+/**
+ * A row's CPU per call by process, each the mean over its side's turns, in ms; and the cores
+ * each side kept busy (its service and the load generator), of which the API's alone.
+ */
+function cpuByPart(turns: Record<Side, Turn[]>, pair: Pair) {
+  const part = (side: Side, name: string) => Number(mean(turns[side].map((turn) => turn.cpu[name] ?? 0)).toFixed(3));
+  const cores = (side: Side, names: readonly string[]) =>
+    Number(
+      mean(
+        turns[side].map((turn) => (turn.row['requests/s'] * names.reduce((sum, name) => sum + (turn.cpu[name] ?? 0), 0)) / 1000),
+      ).toFixed(2),
+    );
   return {
     ours: pair.ours.title,
-    'req/s': Math.round(mean(ratesOf(turns.ours))),
-    'p99 ms': worst(turns.ours, 'p99 ms'),
+    API: part('ours', 'api'),
+    worker: part('ours', 'worker'),
+    PostgreSQL: part('ours', 'postgres'),
+    Redis: part('ours', 'redis'),
+    'load generator': part('ours', 'bench'),
+    'Cerbos server': part('cerbos', 'cerbos'),
+    'its load generator': part('cerbos', 'bench'),
+    'cores busy, ours': cores('ours', [...SERVICE_PARTS.ours, 'bench']),
+    'of which the API': cores('ours', ['api']),
+    'cores busy, Cerbos': cores('cerbos', [...SERVICE_PARTS.cerbos, 'bench']),
+  };
+}
+
+/**
+ * One line of the table: both sides' turns, the ratio of their mean rates (overall and per
+ * round) and the goal, and each side's CPU per call. With every core busy, a side's rate is
+ * the cores over what a call costs them all (its service and the load generator), so the
+ * inverse ratio of those costs is the rate ratio the machine's CPU allows.
+ */
+function compare(turns: Record<Side, Turn[]>, pair: Pair) {
+  const rows = { ours: turns.ours.map((turn) => turn.row), cerbos: turns.cerbos.map((turn) => turn.row) };
+  const { overall: ratio, perRound } = ratioOf(ratesOf(rows.ours), ratesOf(rows.cerbos));
+  return {
+    ours: pair.ours.title,
+    'req/s': Math.round(mean(ratesOf(rows.ours))),
+    'p99 ms': worst(rows.ours, 'p99 ms'),
     Cerbos: pair.cerbos.scenario.title,
-    'Cerbos req/s': Math.round(mean(ratesOf(turns.cerbos))),
-    'Cerbos p99 ms': worst(turns.cerbos, 'p99 ms'),
+    'Cerbos req/s': Math.round(mean(ratesOf(rows.cerbos))),
+    'Cerbos p99 ms': worst(rows.cerbos, 'p99 ms'),
     ratio: Number(ratio.toFixed(2)),
     'per round': perRound,
     'ratio goal': `≥ ${pair.ratioGoal.toFixed(1)}`,
     'ratio met': met(ratio >= pair.ratioGoal),
+    'ratio the CPU allows': Number((cpuPerCall(turns.cerbos, 'cerbos', true) / cpuPerCall(turns.ours, 'ours', true)).toFixed(2)),
   };
 }
 
