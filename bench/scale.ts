@@ -12,9 +12,12 @@
  *
  * Environment: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_LOG_LEVEL (default warn), BENCH_SCALE_TRACES (default 1 000 000),
- * BENCH_SCALE_SAMPLES (requests measured per row, default 50).
+ * BENCH_SCALE_SAMPLES (requests measured per row, default 50), BENCH_SCALE_DATABASE (a database
+ * name: the history is seeded there once and kept, and later runs with the same
+ * BENCH_SCALE_TRACES measure on it without seeding again; drop it by hand when done).
  */
-import { call, copyTraces, markdownTable, signUp, spaced, withFreshService } from './support.js';
+import type postgres from 'postgres';
+import { call, copyTraces, logIn, markdownTable, signUp, spaced, withFreshService } from './support.js';
 import { agentBody } from './tenant.js';
 
 const TRACES = Number(process.env.BENCH_SCALE_TRACES ?? 1_000_000);
@@ -24,35 +27,34 @@ const AGENTS = 10;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const HISTORY_MS = 30 * DAY_MS;
 const PAGE = 20;
+const KEPT = process.env.BENCH_SCALE_DATABASE;
+
+/** What the reads need of a seeded history; a kept database holds it for the next run. */
+interface Seeded {
+  traces: number;
+  /** When the history was seeded: it ends a minute before. */
+  now: number;
+  email: string;
+  runtimeKey: string;
+  tenantId: string;
+  agentIds: string[];
+}
 
 async function main() {
   await withFreshService(async (service, sql) => {
-    const seed = await seedTenant(service.url);
-    const started = performance.now();
-    const now = Date.now();
-    // The copies end a minute before now, so the templates stay the newest traces.
-    await copyTraces(sql, seed.tenantId, {
-      count: TRACES,
-      startMs: now - HISTORY_MS,
-      spacingMs: (HISTORY_MS - 60_000) / TRACES,
-      approvals: true,
-    });
-    const seconds = (performance.now() - started) / 1000;
-    // A history this old has been vacuumed, and written out, before anyone reads it: without
-    // this, the first rows measured would share the machine with the load's aftermath.
-    await sql`vacuum (analyze) traces, trace_events, approval_requests`;
-    await sql`checkpoint`;
-    const settled = (performance.now() - started) / 1000 - seconds;
-    const [stored] = await sql<{ size: string }[]>`select pg_size_pretty(pg_database_size(current_database())) as size`;
-    console.log(
-      `\nSeeded ${spaced(TRACES)} traces with their events and approvals in ${seconds.toFixed(0)} s, vacuumed and written out in ${settled.toFixed(0)} s; the database holds ${stored!.size}`,
-    );
+    const seeded = (KEPT ? await seededBefore(sql) : null) ?? (await seedHistory(service.url, sql));
+    const { now, agentIds } = seeded;
+    const seed = {
+      tenantId: seeded.tenantId,
+      headers: await logIn(service.url, seeded.email),
+      auth: { authorization: `Bearer ${seeded.runtimeKey}` },
+    };
 
     const [someTrace] = await sql<{ id: string }[]>`select id from traces where tenant_id = ${seed.tenantId} order by started_at limit 1`;
     const [someApproval] = await sql<{ id: string }[]>`select id from approval_requests where tenant_id = ${seed.tenantId} limit 1`;
     const week = new Date(now - 7 * DAY_MS).toISOString();
     const month = new Date(now - HISTORY_MS).toISOString();
-    const agent = seed.agentIds[0]!;
+    const agent = agentIds[0]!;
     const reads: [string, string][] = [
       ['traces, first page', `/api/v1/traces?limit=${PAGE}`],
       ['traces, page 50', `/api/v1/traces?limit=${PAGE}&offset=${PAGE * 49}`],
@@ -82,7 +84,53 @@ async function main() {
     ]);
     const header = ['request', 'p50 ms', 'p99 ms'];
     console.log(markdownTable(header, rows));
+  }, KEPT);
+}
+
+/** Seeds the tenant and its history, prints what that took, and records it in a kept database. */
+async function seedHistory(base: string, sql: postgres.Sql): Promise<Seeded> {
+  const tenant = await seedTenant(base);
+  const started = performance.now();
+  const now = Date.now();
+  // The copies end a minute before now, so the templates stay the newest traces.
+  await copyTraces(sql, tenant.tenantId, {
+    count: TRACES,
+    startMs: now - HISTORY_MS,
+    spacingMs: (HISTORY_MS - 60_000) / TRACES,
+    approvals: true,
   });
+  const seconds = (performance.now() - started) / 1000;
+  // A history this old has been vacuumed, and written out, before anyone reads it: without
+  // this, the first rows measured would share the machine with the load's aftermath.
+  await sql`vacuum (analyze) traces, trace_events, approval_requests`;
+  await sql`checkpoint`;
+  const settled = (performance.now() - started) / 1000 - seconds;
+  const [stored] = await sql<{ size: string }[]>`select pg_size_pretty(pg_database_size(current_database())) as size`;
+  console.log(
+    `\nSeeded ${spaced(TRACES)} traces with their events and approvals in ${seconds.toFixed(0)} s, vacuumed and written out in ${settled.toFixed(0)} s; the database holds ${stored!.size}`,
+  );
+  const seeded: Seeded = { traces: TRACES, now, ...tenant };
+  if (KEPT) {
+    await sql`create table bench_scale_history (seeded jsonb not null)`;
+    await sql`insert into bench_scale_history values (${sql.json(seeded as unknown as postgres.JSONValue)})`;
+  }
+  return seeded;
+}
+
+/** The history a kept database was seeded with, or null when it has none yet. */
+async function seededBefore(sql: postgres.Sql): Promise<Seeded | null> {
+  const [{ recorded }] = (await sql`select to_regclass('bench_scale_history') is not null as recorded`) as unknown as [
+    { recorded: boolean },
+  ];
+  if (!recorded) {
+    const [{ tenants }] = (await sql`select count(*)::int as tenants from tenants`) as unknown as [{ tenants: number }];
+    if (tenants > 0) throw new Error(`${KEPT} holds tenants but no finished seeding (an earlier run stopped): drop it and run again`);
+    return null;
+  }
+  const [{ seeded }] = (await sql`select seeded from bench_scale_history`) as unknown as [{ seeded: Seeded }];
+  if (seeded.traces !== TRACES) throw new Error(`${KEPT} holds ${spaced(seeded.traces)} traces, not BENCH_SCALE_TRACES=${spaced(TRACES)}`);
+  console.log(`\nMeasuring on ${KEPT}: ${spaced(seeded.traces)} traces seeded at ${new Date(seeded.now).toISOString()}`);
+  return seeded;
 }
 
 async function get(base: string, path: string, headers: Record<string, string>) {
@@ -115,7 +163,7 @@ const readAction = (agentId: string) => ({
 
 /** The tenant, its agents and rules, and the three templates per agent. */
 async function seedTenant(base: string) {
-  const { headers, runtimeKey } = await signUp(base);
+  const { email, headers, runtimeKey } = await signUp(base);
   const auth = { authorization: `Bearer ${runtimeKey}` };
   const post = async (path: string, body: unknown) => (await call(base, path, { method: 'POST', headers, body })).body.data;
   const rule = (agentId: string, operation: string, policy_effect: string) => ({
@@ -147,7 +195,7 @@ async function seedTenant(base: string) {
     await evaluate({ ...readAction(agentId), operation: 'delete' });
   }
   const me = (await call(base, '/api/v1/auth/me', { method: 'GET', headers })).body.data as { tenant: { id: string } };
-  return { headers, auth, agentIds, tenantId: me.tenant.id };
+  return { email, runtimeKey, agentIds, tenantId: me.tenant.id };
 }
 
 await main();

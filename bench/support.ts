@@ -11,23 +11,30 @@ import { freePort, TEST_ENV } from '../test/processes.js';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 export const serverUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const BENCH_PASSWORD = 'a long bench password';
 
 /** Builds every package with turbo, so the service runs as `npm start` would run it. */
 export function build() {
   execFileSync('npx', ['turbo', 'run', 'build', '--output-logs=errors-only'], { cwd: root, stdio: 'inherit' });
 }
 
-/** A new, empty database on the server; `drop` removes it and closes the server connection. */
-export async function freshDatabase() {
+/**
+ * A new, empty database on the server; `drop` removes it and closes the server connection.
+ * With `kept`, the database of that name instead, made if it does not exist, which `drop` leaves
+ * in place.
+ */
+export async function freshDatabase(kept?: string) {
+  if (kept !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(kept)) throw new Error(`Not a database name to keep: ${kept}`);
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  const name = `agov_bench_${Date.now()}`;
-  await admin.unsafe(`create database ${name}`);
+  const name = kept ?? `agov_bench_${Date.now()}`;
+  const exists = kept !== undefined && (await admin`select 1 from pg_database where datname = ${kept}`).length > 0;
+  if (!exists) await admin.unsafe(`create database ${name}`);
   const url = Object.assign(new URL(serverUrl), { pathname: `/${name}` }).toString();
   return {
     admin,
     url,
     drop: async () => {
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      if (kept === undefined) await admin.unsafe(`drop database if exists ${name} with (force)`);
       await admin.end();
     },
   };
@@ -153,9 +160,15 @@ export async function signUp(base: string) {
   const email = `bench-${randomUUID()}@example.test`;
   const signup = await call(base, '/api/v1/auth/signup', {
     method: 'POST',
-    body: { organization_name: 'Bench', name: 'Bench', email, password: 'a long bench password' },
+    body: { organization_name: 'Bench', name: 'Bench', email, password: BENCH_PASSWORD },
   });
   return { email, headers: { cookie: signup.cookie }, runtimeKey: (signup.body.data.api_key as { key: string }).key };
+}
+
+/** A new session of a user `signUp` made. */
+export async function logIn(base: string, email: string): Promise<{ cookie: string }> {
+  const login = await call(base, '/api/v1/auth/login', { method: 'POST', body: { email, password: BENCH_PASSWORD } });
+  return { cookie: login.cookie };
 }
 
 /** Effects still to do in a bench database: everything in the outbox but the approvals' expiries, a day away. */
@@ -307,12 +320,13 @@ async function insertCopies(sql: postgres.Sql, table: string, source: postgres.F
 }
 
 /**
- * Builds, starts the API on a fresh database and runs `body` with it and one connection to that
- * database; then stops the API and drops the database, whatever happened.
+ * Builds, starts the API on a fresh database (or the `kept` one, see `freshDatabase`) and runs
+ * `body` with it and one connection to that database; then stops the API and drops the
+ * database (unless kept), whatever happened.
  */
-export async function withFreshService(body: (service: Service, sql: postgres.Sql) => Promise<void>) {
+export async function withFreshService(body: (service: Service, sql: postgres.Sql) => Promise<void>, kept?: string) {
   build();
-  const database = await freshDatabase();
+  const database = await freshDatabase(kept);
   const sql = postgres(database.url, { max: 1, onnotice: () => {} });
   let service: Service | undefined;
   try {
