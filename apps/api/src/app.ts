@@ -12,7 +12,7 @@ import { installIdempotency } from './plugins/idempotency.js';
 import { installMetrics } from './plugins/metrics.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installRateLimits } from './plugins/rate-limit.js';
-import { beforeRouting, installSecurityHeaders, securityHeaderOptions } from './plugins/security-headers.js';
+import { installSecurityHeaders, securityHeaderOptions, securityHeaders } from './plugins/security-headers.js';
 import { installValidation } from './plugins/validation.js';
 import { healthRoutes } from './routes/health.js';
 import { wellKnownRoutes } from './routes/well-known.js';
@@ -43,8 +43,7 @@ function trustProxyOf(trust: Runtime['config']['trustProxy']) {
 
 /** Builds the HTTP application on a runtime. It never listens: main.ts and tests decide that. */
 export async function buildApp(runtime: Runtime, logger: Logger): Promise<FastifyInstance> {
-  const securityHeaders = securityHeaderOptions(runtime.config);
-  const setSecurityHeaders = beforeRouting(securityHeaders);
+  const setSecurityHeaders = securityHeaders(securityHeaderOptions(runtime.config));
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: 1_048_576,
@@ -94,7 +93,7 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
 
   await app.register(sensible);
   await app.register(cookie);
-  await installSecurityHeaders(app, securityHeaders);
+  installSecurityHeaders(app, setSecurityHeaders);
   installValidation(app);
   const limits = await installRateLimits(app, runtime.deps);
   installErrorHandling(app, runtime.deps, limits);

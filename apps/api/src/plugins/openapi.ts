@@ -7,7 +7,7 @@ import { finishDocument, HEADERS, type RouteFacts } from '../openapi/document.js
 import { TAGS } from '../openapi/tags.js';
 import { AUDIT_EVENT, WEBHOOKS, WEBHOOK_SCHEMAS } from '../openapi/webhooks.js';
 import { ErrorBody } from '../schemas/common.js';
-import { DOCS_HEADERS } from './security-headers.js';
+import { setDocsPolicy } from './security-headers.js';
 
 /** One version for the service and its contract: the repository's. */
 const ROOT_PACKAGE = new URL('../../../../package.json', import.meta.url);
@@ -65,7 +65,7 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
     uiConfig: { layout: 'BaseLayout' },
     uiHooks: {
       onRequest: async (_request, reply) => {
-        reply.helmet(DOCS_HEADERS);
+        setDocsPolicy(reply);
       },
     },
   });
