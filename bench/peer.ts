@@ -275,27 +275,22 @@ function atFixedRate(turns: Record<Side, Row[]>, pair: Pair) {
   };
 }
 
-/** Our processes' CPU per call (the API, the worker, PostgreSQL, Redis) and Cerbos's. */
+/** The processes each side's service runs on, by the names `cpuPerRequest` reads them under. */
 const SERVICE_PARTS: Record<Side, readonly string[]> = { ours: ['api', 'worker', 'postgres', 'redis'], cerbos: ['cerbos'] };
+/** The service and the load generator: everything a call costs. */
+const WHOLE_CALL: Record<Side, readonly string[]> = { ours: [...SERVICE_PARTS.ours, 'bench'], cerbos: [...SERVICE_PARTS.cerbos, 'bench'] };
 
-/** The mean over a side's turns of the CPU its service spent per call and, with `bench`, the load generator's too. */
-function cpuPerCall(turns: readonly Turn[], side: Side, withLoadGenerator = false): number {
-  const parts = [...SERVICE_PARTS[side], ...(withLoadGenerator ? ['bench'] : [])];
-  return mean(turns.map((turn) => parts.reduce((sum, part) => sum + (turn.cpu[part] ?? 0), 0)));
-}
+/** The CPU the `parts` spent on a turn, in ms per call. */
+const spent = (turn: Turn, parts: readonly string[]) => parts.reduce((sum, part) => sum + (turn.cpu[part] ?? 0), 0);
 
 /**
  * A row's CPU per call by process, each the mean over its side's turns, in ms; and the cores
  * each side kept busy (its service and the load generator), of which the API's alone.
  */
 function cpuByPart(turns: Record<Side, Turn[]>, pair: Pair) {
-  const part = (side: Side, name: string) => Number(mean(turns[side].map((turn) => turn.cpu[name] ?? 0)).toFixed(3));
-  const cores = (side: Side, names: readonly string[]) =>
-    Number(
-      mean(
-        turns[side].map((turn) => (turn.row['requests/s'] * names.reduce((sum, name) => sum + (turn.cpu[name] ?? 0), 0)) / 1000),
-      ).toFixed(2),
-    );
+  const part = (side: Side, name: string) => Number(mean(turns[side].map((turn) => spent(turn, [name]))).toFixed(3));
+  const cores = (side: Side, parts: readonly string[]) =>
+    Number(mean(turns[side].map((turn) => (turn.row['requests/s'] * spent(turn, parts)) / 1000)).toFixed(2));
   return {
     ours: pair.ours.title,
     API: part('ours', 'api'),
@@ -305,19 +300,20 @@ function cpuByPart(turns: Record<Side, Turn[]>, pair: Pair) {
     'load generator': part('ours', 'bench'),
     'Cerbos server': part('cerbos', 'cerbos'),
     'its load generator': part('cerbos', 'bench'),
-    'cores busy, ours': cores('ours', [...SERVICE_PARTS.ours, 'bench']),
+    'cores busy, ours': cores('ours', WHOLE_CALL.ours),
     'of which the API': cores('ours', ['api']),
-    'cores busy, Cerbos': cores('cerbos', [...SERVICE_PARTS.cerbos, 'bench']),
+    'cores busy, Cerbos': cores('cerbos', WHOLE_CALL.cerbos),
   };
 }
 
 /**
  * One line of the table: both sides' turns, the ratio of their mean rates (overall and per
- * round) and the goal, and each side's CPU per call. With every core busy, a side's rate is
+ * round) and the goal, and the ratio the CPU allows. With every core busy, a side's rate is
  * the cores over what a call costs them all (its service and the load generator), so the
  * inverse ratio of those costs is the rate ratio the machine's CPU allows.
  */
 function compare(turns: Record<Side, Turn[]>, pair: Pair) {
+  const wholeCall = (side: Side) => mean(turns[side].map((turn) => spent(turn, WHOLE_CALL[side])));
   const rows = { ours: turns.ours.map((turn) => turn.row), cerbos: turns.cerbos.map((turn) => turn.row) };
   const { overall: ratio, perRound } = ratioOf(ratesOf(rows.ours), ratesOf(rows.cerbos));
   return {
@@ -331,7 +327,7 @@ function compare(turns: Record<Side, Turn[]>, pair: Pair) {
     'per round': perRound,
     'ratio goal': `≥ ${pair.ratioGoal.toFixed(1)}`,
     'ratio met': met(ratio >= pair.ratioGoal),
-    'ratio the CPU allows': Number((cpuPerCall(turns.cerbos, 'cerbos', true) / cpuPerCall(turns.ours, 'ours', true)).toFixed(2)),
+    'ratio the CPU allows': Number((wholeCall('cerbos') / wholeCall('ours')).toFixed(2)),
   };
 }
 

@@ -119,15 +119,13 @@ async function seedHistory(base: string, sql: postgres.Sql): Promise<Seeded> {
 
 /** The history a kept database was seeded with, or null when it has none yet. */
 async function seededBefore(sql: postgres.Sql): Promise<Seeded | null> {
-  const [{ recorded }] = (await sql`select to_regclass('bench_scale_history') is not null as recorded`) as unknown as [
-    { recorded: boolean },
-  ];
+  const [{ recorded }] = await sql<[{ recorded: boolean }]>`select to_regclass('bench_scale_history') is not null as recorded`;
   if (!recorded) {
-    const [{ tenants }] = (await sql`select count(*)::int as tenants from tenants`) as unknown as [{ tenants: number }];
+    const [{ tenants }] = await sql<[{ tenants: number }]>`select count(*)::int as tenants from tenants`;
     if (tenants > 0) throw new Error(`${KEPT} holds tenants but no finished seeding (an earlier run stopped): drop it and run again`);
     return null;
   }
-  const [{ seeded }] = (await sql`select seeded from bench_scale_history`) as unknown as [{ seeded: Seeded }];
+  const [{ seeded }] = await sql<[{ seeded: Seeded }]>`select seeded from bench_scale_history`;
   if (seeded.traces !== TRACES) throw new Error(`${KEPT} holds ${spaced(seeded.traces)} traces, not BENCH_SCALE_TRACES=${spaced(TRACES)}`);
   console.log(`\nMeasuring on ${KEPT}: ${spaced(seeded.traces)} traces seeded at ${new Date(seeded.now).toISOString()}`);
   return seeded;
