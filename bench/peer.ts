@@ -24,7 +24,8 @@
  * it can hold: a saturating closed loop only measures the queue its own connections make.
  *
  * Environment: as `npm run bench` (BENCH_POSTGRES_URL, BENCH_REDIS_URL, BENCH_DURATION_S,
- * BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_LOG_LEVEL).
+ * BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_LOG_LEVEL), and BENCH_API_PROCESSES, the API_PROCESSES
+ * our API runs with (1 unless set).
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -39,6 +40,8 @@ import { build, call, cpuPerRequest, freshDatabase, outboxWatch, startService, s
 import { benchAction, benchAgents, benchRules, seedTenant } from './tenant.js';
 
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** How many processes serve our API (API_PROCESSES). */
+const apiProcesses = Number(process.env.BENCH_API_PROCESSES ?? 1);
 
 /**
  * Actions put to both sides before the load, for each agent: the measured one, decided by the
@@ -80,7 +83,7 @@ async function main() {
   const env = { NODE_ENV: 'development', REDIS_URL: redisUrl, QUEUE_PREFIX: `agov-bench-${randomUUID()}` };
   const receiver = await startReceiver(200);
   const workDir = await mkdtemp(join(tmpdir(), 'agov-bench-peer-'));
-  const service = await startService(database.url, { env });
+  const service = await startService(database.url, { env: { ...env, API_PROCESSES: String(apiProcesses) } });
   const cerbosServers: CerbosServer[] = [];
   const stopCerbos = () => Promise.all(cerbosServers.map((server) => server.stop()));
   let worker: Awaited<ReturnType<typeof startWorker>> | null = null;
@@ -209,7 +212,7 @@ async function main() {
     if (audit.lines === 0) throw new Error(`Cerbos wrote no audit entries to ${auditFile}`);
 
     console.log(
-      `\nPostgreSQL synchronous_commit=${synchronous_commit}; our API with 1 worker process consuming from Redis; Cerbos ${CERBOS_VERSION}.` +
+      `\nPostgreSQL synchronous_commit=${synchronous_commit}; our API on ${apiProcesses} process(es), with 1 worker process consuming from Redis; Cerbos ${CERBOS_VERSION}.` +
         `\n${connections} connections; ${rounds} turns of ${duration} s per side and row after ${WARM_UP_S} s of warm-up, in ABBA order;` +
         ' req/s is the mean of the turns, p99 the worst turn.' +
         " The ratio the CPU allows: what a call cost Cerbos's server and the load generator ÷ what it cost ours and the load generator.\n",

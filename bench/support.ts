@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { freePort, TEST_ENV } from '../test/processes.js';
+import { childPids, freePort, TEST_ENV } from '../test/processes.js';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 export const serverUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -190,7 +190,7 @@ export function outboxWatch(databaseUrl: string) {
 
 /**
  * `work`'s result, and the CPU time each part of the bench spent while it ran, in milliseconds
- * per request, by part: the given child processes by name, `postgres` and `redis` (every
+ * per request, by part: the given child processes by name (with the processes they started), `postgres` and `redis` (every
  * server process of each on the host), and `bench` (this process: the load generator and the
  * webhook receiver). Read from `/proc`, so Linux only.
  */
@@ -230,9 +230,11 @@ function cpuTimes(children: Record<string, number>): Record<string, number> {
         }
       })
       .reduce((sum, pid) => sum + ofPid(pid), 0);
+  // A child's own children count as its own: the API's processes under their supervisor.
+  const ofTree = (pid: number): number => childPids(pid).reduce((sum, child) => sum + ofTree(child), ofPid(pid));
   const self = process.cpuUsage();
   return {
-    ...Object.fromEntries(Object.entries(children).map(([name, pid]) => [name, ofPid(pid)])),
+    ...Object.fromEntries(Object.entries(children).map(([name, pid]) => [name, ofTree(pid)])),
     postgres: byCommand('postgres'),
     redis: byCommand('redis-server'),
     bench: (self.user + self.system) / 1000,

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -119,6 +120,15 @@ export function runToExit(
 /** The worker app from its sources, as `npm run start:worker` runs it from its build. */
 export function startWorker(env: Record<string, string>): Promise<Started> {
   return startProcess(process.execPath, ['--conditions=source', '--import', 'tsx', 'apps/worker/src/main.ts'], env, /worker ready/);
+}
+
+/** The processes `pid` started that are still running (Linux's `/proc`). */
+export function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return []; // gone
+  }
 }
 
 export async function freePort(): Promise<number> {

@@ -56,3 +56,29 @@ describe('loadConfig with nothing set', () => {
     expect(loadConfig({ WEBHOOK_RETRY_DELAYS_MS: '100, 200' }).webhookRetryDelaysMs).toEqual([100, 200]);
   });
 });
+
+describe('API_PROCESSES', () => {
+  const shared = { DATABASE_URL: 'postgres://localhost/agov', REDIS_URL: 'redis://localhost:6379' };
+
+  it('is 1 when unset, and any count from 1 to 64 on a PostgreSQL server with Redis', () => {
+    expect(loadConfig({}).apiProcesses).toBe(1);
+    expect(loadConfig({ API_PROCESSES: '1' }).apiProcesses).toBe(1);
+    expect(loadConfig({ ...shared, API_PROCESSES: '2' }).apiProcesses).toBe(2);
+    expect(loadConfig({ ...shared, API_PROCESSES: '64' }).apiProcesses).toBe(64);
+  });
+
+  it('refuses a count outside 1 to 64', () => {
+    for (const count of ['0', '65', '1.5', 'two']) {
+      expect(() => loadConfig({ ...shared, API_PROCESSES: count })).toThrow(`Invalid configuration: API_PROCESSES`);
+    }
+  });
+
+  it('refuses more than one process on embedded PostgreSQL or without Redis, naming what is missing', () => {
+    expect(() => loadConfig({ REDIS_URL: shared.REDIS_URL, API_PROCESSES: '2' })).toThrow(
+      'Invalid configuration: API_PROCESSES above 1 needs DATABASE_URL: embedded PostgreSQL belongs to one process',
+    );
+    expect(() => loadConfig({ DATABASE_URL: shared.DATABASE_URL, API_PROCESSES: '2' })).toThrow(
+      'Invalid configuration: API_PROCESSES above 1 needs REDIS_URL',
+    );
+  });
+});

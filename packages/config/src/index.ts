@@ -9,6 +9,11 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   /**
+   * How many processes serve the API on `port`, behind one that supervises them (node:cluster):
+   * 1 serves from this process alone. More needs a PostgreSQL server and Redis, which they share.
+   */
+  readonly apiProcesses: number;
+  /**
    * Longest a client may take to send one request, headers and body; the response is not
    * limited by it, so a long export still streams to the end.
    */
@@ -115,6 +120,7 @@ export function loadConfig(env: Env = process.env): Config {
     mode,
     host: text(env, 'HOST', '127.0.0.1'),
     port: integer(env, 'PORT', 4000, { min: 0, max: 65_535 }),
+    apiProcesses: apiProcesses(env),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, { min: 100, max: 3_600_000 }),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     databaseUrl: databaseUrl(env, 'DATABASE_URL'),
@@ -158,6 +164,26 @@ export function loadConfig(env: Env = process.env): Config {
       chatCallback: integer(env, 'RATE_LIMIT_CHAT_CALLBACK', 600, { min: 1, max: 100_000_000 }),
     }),
   });
+}
+
+/**
+ * Several API processes share what each would otherwise keep alone: embedded PostgreSQL belongs
+ * to the one process that opened it, and without Redis every process would count rate limits
+ * and run effects by itself.
+ */
+function apiProcesses(env: Env): number {
+  const count = integer(env, 'API_PROCESSES', 1, { min: 1, max: 64 });
+  if (count === 1) return count;
+  if (raw(env, 'DATABASE_URL') === undefined) {
+    throw new ConfigError('API_PROCESSES', 'above 1 needs DATABASE_URL: embedded PostgreSQL belongs to one process');
+  }
+  if (raw(env, 'REDIS_URL') === undefined) {
+    throw new ConfigError(
+      'API_PROCESSES',
+      'above 1 needs REDIS_URL: the processes share its rate-limit counters and leave effects to the worker',
+    );
+  }
+  return count;
 }
 
 function raw(env: Env, name: string): string | undefined {

@@ -220,6 +220,7 @@ function jobBackendFor(config: Config, role: ProcessRole, logger: Logger): JobBa
 }
 
 export { checkHealth, type Health } from './health.js';
+export { clusterMetrics, reportMetricsToSupervisor } from './cluster-metrics.js';
 export { createLogger } from './logger.js';
 export type { Metrics } from './metrics.js';
 export { createWebhookTransport, webhookTargets } from './webhook-transport.js';

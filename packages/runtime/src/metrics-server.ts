@@ -1,7 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
+
+/** What a scrape reads: a process's registry, or every API process's metrics gathered by the supervisor. */
+export interface MetricsSource {
+  readonly contentType: string;
+  metrics(): Promise<string>;
+}
 
 export interface MetricsServer {
   readonly port: number;
@@ -12,14 +17,14 @@ export interface MetricsServer {
  * Serves `GET /metrics` to Prometheus. It has no authentication: METRICS_PORT is for the
  * internal network only, never to be published.
  */
-export async function startMetricsServer(registry: Registry, port: number, host: string, logger: Logger): Promise<MetricsServer> {
+export async function startMetricsServer(source: MetricsSource, port: number, host: string, logger: Logger): Promise<MetricsServer> {
   const server = createServer((request, response) => {
     if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
       response.writeHead(404).end();
       return;
     }
-    registry.metrics().then(
-      (body) => response.writeHead(200, { 'content-type': registry.contentType }).end(body),
+    source.metrics().then(
+      (body) => response.writeHead(200, { 'content-type': source.contentType }).end(body),
       (error: unknown) => {
         logger.error({ err: error }, 'metrics: scrape failed');
         response.writeHead(500).end();

@@ -43,6 +43,7 @@ export function createMetrics(database: Database, approvalWaiters: Pick<Approval
     name: 'agov_outbox_backlog',
     help: 'Outbox rows: effects not yet done, due or not.',
     registers: [registry],
+    aggregator: 'first', // read from the database: every API process reads the same
     async collect() {
       const state = await readOutbox();
       if (state) this.set(state.backlog);
@@ -53,6 +54,7 @@ export function createMetrics(database: Database, approvalWaiters: Pick<Approval
     name: 'agov_outbox_oldest_age_seconds',
     help: 'How long the longest-waiting due outbox row has waited to be claimed (0 when none is due).',
     registers: [registry],
+    aggregator: 'first',
     async collect() {
       const state = await readOutbox();
       if (state) this.set(state.oldest_due_seconds);
