@@ -29,7 +29,9 @@ import { createWebhookTransport, webhookTargets } from './webhook-transport.js';
 
 /**
  * Group commit (see StatementBatcher): a few writes under way at once keep PostgreSQL busy
- * while the next batch gathers; the pool keeps connections for everything else.
+ * while the next batch gathers; the pool keeps connections for everything else. The few are
+ * the service's, shared among its API processes: more under way would only make every batch
+ * smaller, and each call cost PostgreSQL more.
  */
 const EVALUATION_WRITES = { maxInFlight: 4, maxBatch: 64 };
 /**
@@ -115,7 +117,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     approvalWaiters,
     // An embedded database belongs to this one process, which applies its own invalidations at commit.
     freshness: database.driver === 'pglite' ? { ensure: async () => {} } : freshness,
-    evaluations: evaluationWriter(database, EVALUATION_WRITES),
+    evaluations: evaluationWriter(database, {
+      ...EVALUATION_WRITES,
+      maxInFlight: Math.max(1, Math.round(EVALUATION_WRITES.maxInFlight / config.apiProcesses)),
+    }),
     sessionTtlMs: config.sessionTtlMs,
     publicUrl: config.publicUrl,
     secrets,
