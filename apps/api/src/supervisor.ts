@@ -56,7 +56,7 @@ export async function superviseApiProcesses(config: Config, logger: Logger): Pro
     running.delete(worker);
     if (stopping) return;
     logger.error(
-      { apiProcess: worker.id, pid: worker.process.pid, code, signal },
+      { apiProcess: worker.id, apiProcessPid: worker.process.pid, code, signal },
       'an API process ended; stopping the others, for whatever supervises the service to start it again',
     );
     void stop(1);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { childPids, dropRedisPrefixes, freePort, runToExit, startProcess, type Started } from '../../../test/processes.js';
 import { action, agentBody, policyBody } from './fixtures.js';
 import { PASSWORD } from './harness.js';
@@ -184,12 +184,13 @@ describe('API_PROCESSES=2', () => {
 
   it('stops the other processes and exits 1 when one of them dies', async () => {
     const { started } = await startService();
+    onTestFinished(() => started.stop('SIGKILL').then(() => undefined));
     const [dead, other] = childPids(started.child.pid!);
     const exited = new Promise<number | null>((resolve) => started.child.once('exit', resolve));
     process.kill(dead!, 'SIGKILL');
     expect(await exited).toBe(1);
     expect(() => process.kill(other!, 0)).toThrow();
-    expect(started.output()).toMatch(new RegExp(`"pid":${dead},"code":null,"signal":"SIGKILL","msg":"an API process ended`));
+    expect(started.output()).toMatch(new RegExp(`"apiProcessPid":${dead},"code":null,"signal":"SIGKILL","msg":"an API process ended`));
   });
 
   it('refuses more than one process on embedded PostgreSQL, before starting any', async () => {
