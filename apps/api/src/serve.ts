@@ -4,7 +4,7 @@ import type { Config } from '@agov/config';
 import { createRuntime, reportMetricsToSupervisor } from '@agov/runtime';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
-import { isStopRequest, SHUTDOWN_GRACE_MS } from './supervisor.js';
+import { SHUTDOWN_GRACE_MS, STOP_REQUEST } from './supervisor.js';
 
 /**
  * Serves the API from this process: alone, or as one of the processes a supervisor started
@@ -12,8 +12,7 @@ import { isStopRequest, SHUTDOWN_GRACE_MS } from './supervisor.js';
  */
 export async function serveApi(config: Config, logger: Logger): Promise<void> {
   const supervised = cluster.isWorker;
-  // The supervisor migrated the database before it started this process.
-  const runtime = await createRuntime(supervised ? { ...config, migrateOnStart: false } : config, { logger });
+  const runtime = await createRuntime(config, { logger });
   const app = await buildApp(runtime, logger);
 
   // In-flight requests finish, then connections close; a second signal or the grace period forces the exit.
@@ -29,7 +28,7 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
     // Ctrl-C reaches every process of the group; the supervisor stops them in order.
     process.on('SIGINT', () => {});
     process.on('message', (message) => {
-      if (isStopRequest(message) && !stopping) void shutdown.close();
+      if (message === STOP_REQUEST && !stopping) void shutdown.close();
     });
     reportMetricsToSupervisor(runtime.metrics.registry);
   }

@@ -1,7 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@agov/config';
-import { openDatabase } from '@agov/db';
 import { clusterMetrics } from '@agov/runtime';
 import { startMetricsServer } from '@agov/runtime/metrics-server';
 import type { Logger } from 'pino';
@@ -9,46 +8,37 @@ import type { Logger } from 'pino';
 /** How long a process may take to finish its requests and close once asked to stop. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 /** What the supervisor sends a process it wants stopped. */
-const STOP_REQUEST = { type: 'agov:stop' } as const;
-
-export function isStopRequest(message: unknown): boolean {
-  return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === STOP_REQUEST.type;
-}
+export const STOP_REQUEST = 'agov:stop-api-process';
 
 /**
  * Runs the API as `config.apiProcesses` processes on one port (node:cluster, whose primary hands
  * each new connection to the next process in turn), so that its JavaScript uses more than one
- * core. This process serves no request: it migrates the database once, serves the processes'
- * metrics added up, and stops them all on SIGTERM or SIGINT. A process that ends on its own
+ * core. This process serves no request: it serves the processes' metrics added up, and stops
+ * them all on SIGTERM or SIGINT. The processes migrate the database as any processes sharing
+ * it do, one after another under the migrations' advisory lock. A process that ends on its own
  * takes the others down with it, exit code 1, so that whatever supervises the service (Docker,
  * systemd, Kubernetes) starts it again whole instead of it serving on fewer processes unseen.
  */
 export async function superviseApiProcesses(config: Config, logger: Logger): Promise<void> {
-  if (config.migrateOnStart) {
-    const database = await openDatabase(config);
-    try {
-      await database.migrate();
-    } finally {
-      await database.close();
-    }
-  }
   const metricsServer =
     config.metricsPort === null ? null : await startMetricsServer(clusterMetrics(), config.metricsPort, config.host, logger);
 
   const running = new Set<Worker>();
+  const killAll = () => {
+    for (const worker of running) worker.process.kill('SIGKILL');
+  };
   let stopping = false;
   const stop = async (exitCode: number) => {
     stopping = true;
     for (const worker of running) if (worker.isConnected()) worker.send(STOP_REQUEST);
-    const allEnded = new Promise<void>((resolve) => {
+    // Past its own grace period a process exits by itself; the timer is for one that cannot.
+    await new Promise<void>((resolve) => {
       const check = () => running.size === 0 && resolve();
       cluster.on('exit', check);
       check();
+      setTimeout(resolve, SHUTDOWN_GRACE_MS + 2_000).unref();
     });
-    // Past its own grace period a process exits by itself; this is for one that cannot.
-    const overdue = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS + 2_000).unref());
-    await Promise.race([allEnded, overdue]);
-    for (const worker of running) worker.process.kill('SIGKILL');
+    killAll();
     await metricsServer?.close();
     process.exit(exitCode);
   };
@@ -69,7 +59,7 @@ export async function superviseApiProcesses(config: Config, logger: Logger): Pro
         return;
       }
       logger.error({ signal }, 'second signal while stopping; killing the API processes');
-      for (const worker of running) worker.process.kill('SIGKILL');
+      killAll();
       process.exit(1);
     });
   }

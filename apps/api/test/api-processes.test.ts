@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { childPids, dropRedisPrefixes, freePort, runToExit, startProcess, type Started } from '../../../test/processes.js';
 import { action, agentBody, policyBody } from './fixtures.js';
-import { PASSWORD } from './harness.js';
+import { ownDatabase, PASSWORD } from './harness.js';
 import { sample, scrape } from './scrape.js';
 
 /*
  * API_PROCESSES=2: the built service as `npm start` runs it, a supervisor and two API
- * processes on one port, on a database nobody migrated before. Each request goes on a
+ * processes on one port, on a database nobody migrated before: its processes migrate it, one
+ * after the other under the migrations' advisory lock. Each request goes on a
  * connection of its own, which the supervisor hands to the processes in turn, so whatever
  * the processes must share (caches' invalidations, rate-limit counters, metrics) is tested
  * across both.
@@ -21,17 +22,6 @@ let databaseUrl: string;
 let supervisor: Started;
 let baseUrl: string;
 let metricsPort: number;
-
-async function emptyDatabase(): Promise<string> {
-  const name = `${inject('databaseUrl').split('/').pop()}_processes_${process.pid}`;
-  const admin = postgres(inject('serverUrl'), { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  return Object.assign(new URL(inject('serverUrl')), { pathname: `/${name}` }).toString();
-}
 
 async function startService(env: Record<string, string> = {}) {
   const port = await freePort();
@@ -95,7 +85,7 @@ let admin: Record<string, string>;
 let runtimeKey: Record<string, string>;
 
 beforeAll(async () => {
-  databaseUrl = await emptyDatabase();
+  databaseUrl = await ownDatabase({ migrated: false });
   metricsPort = await freePort();
   ({ started: supervisor, baseUrl } = await startService({ METRICS_PORT: String(metricsPort) }));
 }, 60_000);
@@ -106,7 +96,7 @@ afterAll(async () => {
 });
 
 describe('API_PROCESSES=2', () => {
-  it('serves from two processes on one port, on the database the supervisor migrated', async () => {
+  it('serves from two processes on one port, on the database they migrated', async () => {
     const processes = childPids(supervisor.child.pid!);
     expect(processes).toHaveLength(2);
 

@@ -138,15 +138,16 @@ let copies = 0;
 /**
  * A database of the caller's own, migrated, for tests whose background jobs act on every
  * tenant (dispatch, expiry): in the shared database they would take other files' effects.
- * Dropped with the others at the end of the run.
+ * With `migrated: false`, an empty one, for a test of what migrates it. Dropped with the others
+ * at the end of the run.
  */
-export async function ownDatabase(): Promise<string> {
+export async function ownDatabase(options: { migrated: boolean } = { migrated: true }): Promise<string> {
   const server = inject('serverUrl');
   copies += 1;
   const name = `${inject('databaseUrl').split('/').pop()}_own_${process.pid}_${copies}`;
   const admin = postgres(server, { max: 1, onnotice: () => {} });
   try {
-    await admin.unsafe(`create database ${name} template ${inject('templateDatabase')}`);
+    await admin.unsafe(`create database ${name}${options.migrated ? ` template ${inject('templateDatabase')}` : ''}`);
   } finally {
     await admin.end();
   }
