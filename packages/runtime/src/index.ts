@@ -116,7 +116,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     caches,
     approvalWaiters,
     // An embedded database belongs to this one process, which applies its own invalidations at commit.
-    freshness: database.driver === 'pglite' ? { ensure: async () => {} } : freshness,
+    freshness: database.driver === 'pglite' ? { ensure: async () => {}, heardSoFar: () => null } : freshness,
     evaluations: evaluationWriter(database, {
       ...EVALUATION_WRITES,
       maxInFlight: Math.max(1, Math.round(EVALUATION_WRITES.maxInFlight / config.apiProcesses)),

@@ -13,11 +13,31 @@
  * Reads are shared: callers arriving while one is in flight wait for the next one, which
  * serves them all, so under load the check costs about one statement per round trip, not one
  * per request.
+ *
+ * A request that ends in one write can skip the read (evaluate does): it notes `heardSoFar()`
+ * when it starts, and its write commits only if the clock has not passed that value by then,
+ * else fails with `StaleCaches`, and the request is decided again after `ensure()`. Any change
+ * answered before the request started has moved the clock before that write's snapshot.
  */
 /** How long a read of the clock may hold the next one back. */
 const OVERTAKE_AFTER_MS = 100;
 
-export class CacheFreshness {
+/** Whether this process's caches may be stale, and what a request can skip by knowing how far it has heard. */
+export interface Freshness {
+  ensure(): Promise<void>;
+  /** The clock value this process has applied every invalidation up to; null where no other process changes the database. */
+  heardSoFar(): number | null;
+}
+
+/** A write checked against the clock found a change committed that this process had not heard of when the request started. */
+export class StaleCaches extends Error {
+  constructor() {
+    super('A change committed elsewhere may not have reached the caches this request read');
+    this.name = 'StaleCaches';
+  }
+}
+
+export class CacheFreshness implements Freshness {
   private heardThrough = 0;
   /** The caches were dropped after the listener came back, but the clock could not be read then. */
   private resynchronizing = false;
@@ -38,6 +58,10 @@ export class CacheFreshness {
   /** From here on, the listener hears every change: start counting from the clock's value now. */
   async start(): Promise<void> {
     this.markHeard(await this.readClock());
+  }
+
+  heardSoFar(): number {
+    return this.heardThrough;
   }
 
   /** The listener applied the invalidations of change `seq` (and so of every change before it). */

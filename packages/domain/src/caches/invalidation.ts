@@ -52,7 +52,9 @@ export async function announceInvalidations(tx: Tx, changes: readonly Invalidati
   await tx.execute(sql`select pg_notify(${INVALIDATION_CHANNEL}, ${JSON.stringify(notice)})`);
 }
 
-const READ_CLOCK = 'select seq from cache_invalidation_clock';
+/** The table whose one row is the clock. */
+export const INVALIDATION_CLOCK = 'cache_invalidation_clock';
+const READ_CLOCK = `select seq from ${INVALIDATION_CLOCK}`;
 
 /** The clock's current value: how many invalidating changes have committed. Read before most requests, so prepared. */
 export async function readInvalidationClock(database: Database): Promise<number> {

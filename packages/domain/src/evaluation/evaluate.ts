@@ -20,12 +20,24 @@ import { budgetCrossings, budgetsOf, type BudgetCrossing } from '../history/budg
 import { presentBudgetCrossing } from '../presenters/agents.js';
 import type { HistoryValues } from '../policy/history-operators.js';
 import { hasThrottle, throttledDecision, throttleOf } from './throttle.js';
+import { StaleCaches } from '../caches/freshness.js';
 
 /** Approvals live this long unless the deciding rule sets `max_session_ttl`. */
 export const DEFAULT_APPROVAL_TTL_SECONDS = 86_400;
 
 export interface EvaluateInput extends EvaluationRequest {
   context?: Record<string, unknown>;
+}
+
+/** How one attempt at an evaluation stands towards the rate limit and the caches. */
+export interface EvaluationAttempt {
+  /** The tenant's limit, still to be judged; null when an earlier attempt has judged it. */
+  admission: Admission | null;
+  /**
+   * How far the process had heard of invalidations when the request began, for an attempt on
+   * caches nobody has checked since (`Freshness.heardSoFar`); null when they were checked.
+   */
+  heardThrough: number | null;
 }
 
 export interface EvaluationResult {
@@ -45,29 +57,36 @@ export interface EvaluationResult {
  * execution grant, the effects (webhooks, e-mail, chat card, expiry, audit fan-out) and what a
  * shadow rule would have decided instead, committed together with other evaluations under way
  * (group commit, see evaluation-writer.ts). Every agent calls this before it acts.
+ *
+ * On unchecked caches (`heardThrough`) the rows are written only if no change committed since
+ * the request began, else it throws `StaleCaches` having recorded nothing, for the caller to
+ * decide again once the caches caught up. An agent whose evaluations count in its history or
+ * throttle has its caches checked first instead, as a second attempt would count it twice.
  */
 export async function evaluate(
   deps: EvaluationDeps,
   principal: Principal,
   input: EvaluateInput,
-  { gate, judged }: Admission,
+  { admission, heardThrough: heardAtStart }: EvaluationAttempt,
 ): Promise<EvaluationResult> {
   const inputs = await loadDecisionInputs(deps, principal.tenantId, input.agent_id);
+  const terms = historyTermsOf(inputs);
+  const heardThrough = terms.length > 0 || hasThrottle(inputs.agent) ? await checkedCaches(deps, heardAtStart) : heardAtStart;
   const deciding = {
     inputs,
     context: input.context ?? {},
     now: deps.clock.now(),
     trace: { id: randomUUID(), tenantId: principal.tenantId },
+    heardThrough,
   };
   // Read only for an agent whose rules use history operators, with the tenant's limit: one call to the counters either way.
-  const terms = historyTermsOf(inputs);
   if (terms.length === 0) {
-    judged(await deps.rateLimits.counters.hit(gate.key, gate.query, true));
+    if (admission) admission.judged(await deps.rateLimits.counters.hit(admission.gate.key, admission.gate.query, true));
     return decideAndRecord(deps, principal, input, { ...deciding, history: undefined, crossings: [] });
   }
   const entry = entryOf(deciding.now.getTime(), input, deciding.context);
-  const { verdict, readings } = await admitWithHistory(deps, gate, inputs.agent, { terms, nowMs: entry.atMs, entry, reserve: true });
-  judged(verdict);
+  const query = { terms, nowMs: entry.atMs, entry, reserve: true };
+  const readings = await admitWithHistory(deps, admission, inputs.agent, query);
   const history = valuesOf(terms, readings);
   const crossings = readings ? budgetCrossings(budgetsOf(inputs), terms, readings) : [];
   // The reserved entry counts for the decision filters once recorded (there is nothing to tell
@@ -83,6 +102,17 @@ export async function evaluate(
   }
 }
 
+/**
+ * `heardThrough` once the caches are known to hold every change committed before the request
+ * began: null, the write then needing no check. Throws `StaleCaches` when they may not.
+ */
+async function checkedCaches(deps: EvaluationDeps, heardThrough: number | null): Promise<null> {
+  if (heardThrough === null) return null;
+  await deps.freshness.ensure();
+  if ((deps.freshness.heardSoFar() ?? heardThrough) > heardThrough) throw new StaleCaches();
+  return null;
+}
+
 /** What `evaluate` decides on: the agent's rules, the request's context, the instant, the new trace's id and the history read. */
 interface Deciding {
   inputs: DecisionInputs;
@@ -92,13 +122,15 @@ interface Deciding {
   history: HistoryValues | undefined;
   /** The agent's budgets this evaluation takes past a threshold. */
   crossings: readonly BudgetCrossing[];
+  /** See `EvaluationAttempt`. */
+  heardThrough: number | null;
 }
 
 async function decideAndRecord(
   deps: EvaluationDeps,
   principal: Principal,
   input: EvaluateInput,
-  { inputs, context, now, trace, history, crossings }: Deciding,
+  { inputs, context, now, trace, history, crossings, heardThrough }: Deciding,
 ): Promise<EvaluationResult> {
   const ruled = decide(inputs, input, context, history);
   const shadow = shadowDecision(inputs, input, context, ruled, history);
@@ -199,6 +231,7 @@ async function decideAndRecord(
             recordedAt: now,
           }
         : null,
+    heardThrough,
   });
 
   return {

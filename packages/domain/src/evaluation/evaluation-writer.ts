@@ -14,6 +14,8 @@ import {
   type TraceEventRow,
   type TraceRow,
 } from '@agov/db';
+import { StaleCaches } from '../caches/freshness.js';
+import { INVALIDATION_CLOCK } from '../caches/invalidation.js';
 import { type BatcherOptions, StatementBatcher } from '../support/statement-batcher.js';
 
 /** Everything one evaluation writes. */
@@ -25,6 +27,12 @@ export interface EvaluationRows {
   effects: readonly OutboxRow[];
   /** What a shadow rule would have decided instead; null when none would have changed the decision. */
   shadow: ShadowDecisionRow | null;
+  /**
+   * How far the process had heard of invalidations when the request began (`Freshness.heardSoFar`):
+   * the rows are written only if no later change has committed, else the write fails with
+   * `StaleCaches`. Null: written regardless (the caches were checked before, or cannot be stale).
+   */
+  heardThrough: number | null;
 }
 
 const traceJson = jsonRows(traces);
@@ -36,28 +44,46 @@ const shadowJson = jsonRows(shadowDecisions);
 
 /**
  * The rows of any number of evaluations as one constant, prepared statement: one round trip,
- * one transaction, nothing built per call. Sibling data-modifying CTEs see the same snapshot.
+ * one transaction, nothing built per call. Sibling data-modifying CTEs see the same snapshot,
+ * in which `fresh` reads the invalidation clock once: nothing is written unless it is at most
+ * $7, the least any of the evaluations had heard (null: no condition). It answers whether the
+ * rows were written.
  */
 const RECORD_EVALUATIONS = `
-  with trace as (
-    insert into ${traceJson.name} select * from jsonb_populate_recordset(null::${traceJson.name}, $1::jsonb)
+  with fresh as (
+    select $7::bigint is null or coalesce((select seq from ${INVALIDATION_CLOCK}), 0) <= $7::bigint as written
+  ), trace as (
+    insert into ${traceJson.name} select * from jsonb_populate_recordset(null::${traceJson.name}, $1::jsonb) where (select written from fresh)
   ), events as (
-    insert into ${eventJson.name} select * from jsonb_populate_recordset(null::${eventJson.name}, $2::jsonb)
+    insert into ${eventJson.name} select * from jsonb_populate_recordset(null::${eventJson.name}, $2::jsonb) where (select written from fresh)
   ), approval as (
-    insert into ${approvalJson.name} select * from jsonb_populate_recordset(null::${approvalJson.name}, $3::jsonb)
+    insert into ${approvalJson.name} select * from jsonb_populate_recordset(null::${approvalJson.name}, $3::jsonb) where (select written from fresh)
   ), grant_row as (
-    insert into ${grantJson.name} select * from jsonb_populate_recordset(null::${grantJson.name}, $4::jsonb)
+    insert into ${grantJson.name} select * from jsonb_populate_recordset(null::${grantJson.name}, $4::jsonb) where (select written from fresh)
   ), shadow as (
-    insert into ${shadowJson.name} select * from jsonb_populate_recordset(null::${shadowJson.name}, $6::jsonb)
+    insert into ${shadowJson.name} select * from jsonb_populate_recordset(null::${shadowJson.name}, $6::jsonb) where (select written from fresh)
+  ), effects as (
+    insert into ${outboxJson.name} select * from jsonb_populate_recordset(null::${outboxJson.name}, $5::jsonb) where (select written from fresh)
   )
-  insert into ${outboxJson.name} select * from jsonb_populate_recordset(null::${outboxJson.name}, $5::jsonb)`;
+  select written from fresh`;
 
-/** Group commit for evaluate: every evaluation decided while earlier ones are being written goes into the next statement. */
+/** The least clock value any of `evaluations` had heard, or null when none of them asks for the check. */
+function leastHeard(evaluations: readonly EvaluationRows[]): number | null {
+  let least: number | null = null;
+  for (const { heardThrough } of evaluations) if (heardThrough !== null && (least === null || heardThrough < least)) least = heardThrough;
+  return least;
+}
+
+/**
+ * Group commit for evaluate: every evaluation decided while earlier ones are being written goes
+ * into the next statement. A statement the clock check refuses fails; the batcher then writes
+ * each of its evaluations alone, so only those that had not heard of the change fail.
+ */
 export type EvaluationWriter = StatementBatcher<EvaluationRows>;
 
 export function evaluationWriter(database: Database, options: BatcherOptions): EvaluationWriter {
   return new StatementBatcher(async (evaluations) => {
-    await database.prepared(RECORD_EVALUATIONS, [
+    const [fresh] = await database.prepared<{ written: boolean }>(RECORD_EVALUATIONS, [
       traceJson.encode(evaluations.map((rows) => rows.trace)),
       eventJson.encode(evaluations.flatMap((rows) => rows.events)),
       approvalJson.encode(evaluations.flatMap((rows) => (rows.approval ? [rows.approval] : []))),
@@ -65,7 +91,9 @@ export function evaluationWriter(database: Database, options: BatcherOptions): E
       outboxJson.encode(evaluations.flatMap((rows) => rows.effects)),
       // Almost always `[]`: an agent without shadow rules adds nothing to the statement but that.
       shadowJson.encode(evaluations.flatMap((rows) => (rows.shadow ? [rows.shadow] : []))),
+      leastHeard(evaluations),
     ]);
+    if (!fresh?.written) throw new StaleCaches();
     return evaluations.map(() => undefined);
   }, options);
 }

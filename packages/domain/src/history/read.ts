@@ -3,7 +3,7 @@ import type { AgentRow } from '@agov/db';
 import type { DecisionInputs } from '../caches/decision-inputs.js';
 import { historyTermsIn, type HistoryTerm, type HistoryValues } from '../policy/history-operators.js';
 import type { HistoryDeps } from './deps.js';
-import type { RateGate } from '../limits/counters.js';
+import type { Admission } from '../limits/counters.js';
 import type { LimitsDeps } from '../limits/deps.js';
 import type { GatedReading, HistoryQuery } from './counters.js';
 import type { HistoryEntry } from './entries.js';
@@ -41,21 +41,26 @@ export async function readHistory(deps: HistoryDeps, agent: AgentRow, query: His
 }
 
 /**
- * `readHistory` for an evaluation whose tenant's limit is judged with it (`gate`), in one call
- * to the counters. When they cannot answer, the limit is judged alone (the rate counters fall
- * back to this process's memory) and the readings are null.
+ * `readHistory` for an evaluation, with its tenant's limit judged in the same call to the
+ * counters while `admission` is still to be judged. When they cannot answer, the limit is
+ * judged alone (the rate counters fall back to this process's memory) and the readings are null.
  */
 export async function admitWithHistory(
   deps: HistoryDeps & LimitsDeps,
-  gate: RateGate,
+  admission: Admission | null,
   agent: AgentRow,
   query: HistoryQuery,
-): Promise<GatedReading> {
+): Promise<TermReading[] | null> {
+  if (!admission) return readHistory(deps, agent, query);
+  const { gate, judged } = admission;
+  let reading: GatedReading;
   try {
-    return await deps.history.admit(gate, agent.id, query, (sinceMs) => recordedHistory(deps, agent, sinceMs, query.nowMs));
+    reading = await deps.history.admit(gate, agent.id, query, (sinceMs) => recordedHistory(deps, agent, sinceMs, query.nowMs));
   } catch {
-    return { verdict: await deps.rateLimits.counters.hit(gate.key, gate.query, true), readings: null };
+    reading = { verdict: await deps.rateLimits.counters.hit(gate.key, gate.query, true), readings: null };
   }
+  judged(reading.verdict);
+  return reading.readings;
 }
 
 /** No values: every history operator fails, and its rule denies. */

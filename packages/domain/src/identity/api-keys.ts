@@ -83,7 +83,8 @@ export async function rotateApiKey(deps: IdentityDeps, principal: Principal, id:
  * the credential named none), malformed, unknown or expired is refused with one 401 for all,
  * so a caller learns nothing about which it was. Keys are read through the cache: the caller
  * first makes sure the caches are fresh (`Deps.freshness.ensure()`, once per request, for
- * every cache the request will read). Records when the key was last used, at most once a minute.
+ * every cache the request will read), or, on evaluate, has its write check that they were
+ * (`checksCachesAtWrite`). Records when the key was last used, at most once a minute.
  */
 export async function principalOfApiKey(deps: IdentityDeps, presentedKey: string | undefined): Promise<Principal> {
   const key = presentedKey === undefined ? null : await liveKey(deps, presentedKey);

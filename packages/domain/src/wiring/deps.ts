@@ -1,6 +1,5 @@
 import type { ApprovalDeps } from '../approvals/deps.js';
 import type { BillingDeps } from '../billing/deps.js';
-import type { CacheFreshness } from '../caches/freshness.js';
 import type { ChatDeps } from '../chat/deps.js';
 import type { EvaluationDeps } from '../evaluation/deps.js';
 import type { GrantDeps } from '../grants/deps.js';
@@ -27,6 +26,4 @@ export interface Deps
   readonly webhooks: WebhookDeps['webhooks'];
   /** Whether the database answers, learned from the errors work meets; told once per outage. */
   readonly databaseAvailability: Pick<DatabaseAvailability, 'available' | 'report'>;
-  /** Holds a request back until the caches reflect every change committed before it. */
-  readonly freshness: Pick<CacheFreshness, 'ensure'>;
 }
