@@ -1,6 +1,6 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { apiKeys, cacheInvalidationClock, policyRules, traces } from '@agov/db';
+import { apiKeys, cacheInvalidationClock, policyRules, traces, type Tx } from '@agov/db';
 import { expectErrorBody } from './assertions.js';
 import { client } from './client.js';
 import { action } from './fixtures.js';
@@ -19,7 +19,7 @@ const t = useTestApp();
 const api = client(t);
 
 /** Commits `change` with the invalidation clock moved on, and announces nothing. */
-async function changeUnannounced(change: (tx: Parameters<Parameters<typeof t.runtime.database.db.transaction>[0]>[0]) => Promise<unknown>) {
+async function changeUnannounced(change: (tx: Tx) => Promise<unknown>) {
   await t.runtime.database.db.transaction(async (tx) => {
     await change(tx);
     await tx.update(cacheInvalidationClock).set({ seq: sql`${cacheInvalidationClock.seq} + 1` });

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { getTableName, sql } from 'drizzle-orm';
 import { cacheInvalidationClock, type Database, type Tx } from '@agov/db';
 import { applyInvalidation, type Caches, type CoreDeps, type Invalidation } from './caches.js';
 import type { CacheFreshness } from './freshness.js';
@@ -52,8 +52,8 @@ export async function announceInvalidations(tx: Tx, changes: readonly Invalidati
   await tx.execute(sql`select pg_notify(${INVALIDATION_CHANNEL}, ${JSON.stringify(notice)})`);
 }
 
-/** The table whose one row is the clock. */
-export const INVALIDATION_CLOCK = 'cache_invalidation_clock';
+/** The table whose one row is the clock, for statements written out. */
+export const INVALIDATION_CLOCK = getTableName(cacheInvalidationClock);
 const READ_CLOCK = `select seq from ${INVALIDATION_CLOCK}`;
 
 /** The clock's current value: how many invalidating changes have committed. Read before most requests, so prepared. */
