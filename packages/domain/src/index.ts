@@ -3,7 +3,7 @@ export { systemClock, type Clock } from './support/clock.js';
 export { isUuid } from './support/ids.js';
 export type { Deps } from './wiring/deps.js';
 export type { CoreDeps } from './caches/caches.js';
-export { CacheFreshness, StaleCaches, type Freshness } from './caches/freshness.js';
+export { CacheFreshness, missedSince, StaleCaches, type Freshness } from './caches/freshness.js';
 export { DatabaseAvailability } from './support/database-availability.js';
 export { isDatabaseUnavailable, isStatementTimeout } from './support/db-errors.js';
 export { clearCaches, createCaches, type Caches, type Invalidation } from './caches/caches.js';

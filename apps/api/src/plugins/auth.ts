@@ -5,6 +5,7 @@ import {
   authorize,
   developmentPrincipal,
   principalOfApiKey,
+  missedSince,
   principalOfSession,
   StaleCaches,
   type Access,
@@ -95,9 +96,7 @@ export async function onFreshCaches<T>(
     return await decide(heardThrough);
   } catch (error) {
     if (!(error instanceof StaleCaches)) {
-      if (request.admission === null) throw error;
-      await deps.freshness.ensure();
-      if ((deps.freshness.heardSoFar() ?? heardThrough) <= heardThrough) throw error;
+      if (request.admission === null || !(await missedSince(deps.freshness, heardThrough))) throw error;
     }
     await authorizeOnFreshCaches(request, deps, config);
     return decide(null);

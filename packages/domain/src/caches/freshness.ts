@@ -37,6 +37,15 @@ export class StaleCaches extends Error {
   }
 }
 
+/**
+ * Checks the caches (`ensure()`) and tells whether a change was heard since `heardThrough`:
+ * whether what was read from them before may have missed it.
+ */
+export async function missedSince(freshness: Freshness, heardThrough: number): Promise<boolean> {
+  await freshness.ensure();
+  return (freshness.heardSoFar() ?? heardThrough) > heardThrough;
+}
+
 export class CacheFreshness implements Freshness {
   private heardThrough = 0;
   /** The caches were dropped after the listener came back, but the clock could not be read then. */

@@ -20,7 +20,7 @@ import { budgetCrossings, budgetsOf, type BudgetCrossing } from '../history/budg
 import { presentBudgetCrossing } from '../presenters/agents.js';
 import type { HistoryValues } from '../policy/history-operators.js';
 import { hasThrottle, throttledDecision, throttleOf } from './throttle.js';
-import { StaleCaches } from '../caches/freshness.js';
+import { missedSince, StaleCaches } from '../caches/freshness.js';
 
 /** Approvals live this long unless the deciding rule sets `max_session_ttl`. */
 export const DEFAULT_APPROVAL_TTL_SECONDS = 86_400;
@@ -108,8 +108,7 @@ export async function evaluate(
  */
 async function checkedCaches(deps: EvaluationDeps, heardThrough: number | null): Promise<null> {
   if (heardThrough === null) return null;
-  await deps.freshness.ensure();
-  if ((deps.freshness.heardSoFar() ?? heardThrough) > heardThrough) throw new StaleCaches();
+  if (await missedSince(deps.freshness, heardThrough)) throw new StaleCaches();
   return null;
 }
 
