@@ -31,7 +31,7 @@ export async function listApprovals(
     time: approvalRequests.requestedAt,
     id: approvalRequests.id,
     total: () => approvalTotal(deps, principal.tenantId, filters),
-    counts: approvalListCounts(deps, principal.tenantId, filters),
+    counts: approvalListCounts(principal.tenantId, filters),
   };
   return talliedPage(deps.database, list, page);
 }

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { CoreDeps } from '../caches/caches.js';
-import { bucketOf, type Day, type ListCounts, totalsByKey } from '../support/tallies.js';
+import { bucketOf, type ListCounts, totalsByKey } from '../support/tallies.js';
 
 /** What a count of approval requests selects besides the tenant: one agent's, one status's. */
 export interface ApprovalCountFilters {
@@ -33,22 +33,20 @@ const filtered = (tenantId: string, filters: ApprovalCountFilters): SQL => {
 };
 
 /**
- * The approvals list's counts per day of `requested_at` and per hour of one day, from the
+ * The approvals list's counts per day of `requested_at` and per hour of a window, from the
  * tallies by day and hour with the changes not folded yet.
  */
-export function approvalListCounts(deps: CoreDeps, tenantId: string, filters: ApprovalCountFilters): ListCounts {
-  const statement = (unit: 'day' | 'hour', day?: Day) => {
-    const conditions = [filtered(tenantId, filters)];
-    if (day) conditions.push(sql`hour >= ${day.start.toISOString()}::timestamptz and hour < ${day.end.toISOString()}::timestamptz`);
-    const where = sql.join(conditions, sql` and `);
+export function approvalListCounts(tenantId: string, filters: ApprovalCountFilters): ListCounts {
+  const statement = (unit: 'day' | 'hour', window?: SQL) => {
+    const where = sql.join([filtered(tenantId, filters), ...(window ? [window] : [])], sql` and `);
     return sql`select key, sum(approvals) as total from (
       select ${bucketOf(unit, unit)} as key, approvals from ${sql.raw(`approval_${unit}_tallies`)} where ${where}
       union all select ${bucketOf(unit, 'hour')} as key, approvals from approval_tally_changes where ${where}
     ) counted group by key`;
   };
   return {
-    perDay: (executor) => totalsByKey(deps.database, statement('day'), executor),
-    perHour: (day) => statement('hour', day),
+    perDay: statement('day'),
+    perHour: (start, end) => statement('hour', sql`hour >= ${start} and hour < ${end}`),
   };
 }
 

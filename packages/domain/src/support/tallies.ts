@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Database, Executor } from '@agov/db';
+import type { Database } from '@agov/db';
 import { DAY_MS, HOUR_MS } from './time-range.js';
 
 /**
@@ -56,76 +56,53 @@ export async function foldTallies(deps: { database: Pick<Database, 'rows'> }): P
 }
 
 /** Reads a statement of `key` and `total` rows as each key's total. */
-export async function totalsByKey(database: Pick<Database, 'rows'>, statement: SQL, executor?: Executor): Promise<Map<string, number>> {
-  const rows = await database.rows<{ key: string; total: string | number }>(statement, executor);
+export async function totalsByKey(database: Pick<Database, 'rows'>, statement: SQL): Promise<Map<string, number>> {
+  const rows = await database.rows<{ key: string; total: string | number }>(statement);
   return new Map(rows.map((row) => [row.key, Number(row.total)]));
-}
-
-/** One UTC day, from its first instant to the next day's (left out). */
-export interface Day {
-  start: Date;
-  end: Date;
 }
 
 /**
  * A list's counts, read from tallies by day and by hour, so that they cost what the days and
- * hours cost, not the rows. Each is keyed by its bucket's number since the epoch, as text.
+ * hours cost, not the rows. Each is a statement of `key` (its bucket's number since the epoch,
+ * as text) and `total`.
  */
 export interface ListCounts {
   /** The counts per UTC day of the whole list. */
-  perDay(executor: Executor): Promise<ReadonlyMap<string, number>>;
-  /** A statement of the counts per hour of the list's part in `day`, as `key` and `total`. */
-  perHour(day: Day): SQL;
-}
-
-/** The day holding the row a page starts at, and how many of that day's rows come before it. */
-export interface DayOfPage {
-  day: Day;
-  skip: number;
+  perDay: SQL;
+  /** The counts per hour of the list's part from `start` to `end` (left out), both SQL timestamps. */
+  perHour(start: SQL, end: SQL): SQL;
 }
 
 /**
- * The day holding the row `offset` deep in a list (newest first), from its counts per day;
- * null past the last row. `total` is the sum of the days: the list's total, read with it.
+ * A statement of where a list's row `offset` deep (newest first) lies: the list's `total`, and
+ * the hour holding that row (its first instant as `hour_start`, null past the last row) with
+ * how many of the hour's rows come before it, newest first (`newer`) and oldest first
+ * (`older`). The day comes from the counts per day, then the hour from that day's counts per
+ * hour; one statement, so one snapshot, on either database.
  */
-export async function dayOfPage(
-  counts: ListCounts,
-  offset: number,
-  executor: Executor,
-): Promise<{ total: number; start: DayOfPage | null }> {
-  const perDay = await counts.perDay(executor);
-  const total = [...perDay.values()].reduce((sum, rows) => sum + rows, 0);
-  const newestFirst = [...perDay].map(([key, rows]) => ({ day: Number(key), rows })).sort((a, b) => b.day - a.day);
-  let newer = 0;
-  for (const { day, rows } of newestFirst) {
-    if (newer + rows > offset) {
-      const start = new Date(day * DAY_MS);
-      return { total, start: { day: { start, end: new Date(start.getTime() + DAY_MS) }, skip: offset - newer } };
-    }
-    newer += rows;
-  }
-  return { total, start: null };
-}
-
-/**
- * A statement of where, in the day of `start`, the page begins: the end of the hour holding
- * the day's row `start.skip` deep (from the day's counts per hour), as `before`, and how many
- * of the rows before it the page passes over, as `skip`. So the page passes over at most that
- * hour's rows. Where the counts are not one snapshot (embedded), a write in between may leave
- * the day's hours short of the day: the page then starts at the day's end.
- */
-export function hourOfPage(counts: ListCounts, { day, skip }: DayOfPage): SQL {
-  const hoursPerDay = DAY_MS / HOUR_MS;
+export function rowAt(counts: ListCounts, offset: number): SQL {
+  const day = sql`(select bucket from day_of_row)`;
+  const dayStart = sql`to_timestamp(${day} * ${DAY_MS / 1000})`;
+  const dayEnd = sql`to_timestamp((${day} + 1) * ${DAY_MS / 1000})`;
   return sql`
-    with counts as (${counts.perHour(day)}),
-    running as (
-      select key::bigint as hour, total::bigint as rows, sum(total::bigint) over (order by key::bigint desc) as through
-      from counts where key::bigint / ${hoursPerDay} = ${day.start.getTime() / DAY_MS}
+    with days as (${newestFirst(counts.perDay)}),
+    day_of_row as (
+      select bucket, ${offset}::bigint - (through - rows) as skip from days where through > ${offset}::bigint order by bucket desc limit 1
     ),
-    holding as (select hour, through - rows as newer from running where through > ${skip}::bigint order by hour desc limit 1)
-    select coalesce((select to_timestamp((hour + 1) * ${HOUR_MS / 1000}) from holding), ${day.end.toISOString()}::timestamptz) as before,
-      (${skip}::bigint - coalesce((select newer from holding), 0))::bigint as skip`;
+    hours as (${newestFirst(counts.perHour(dayStart, dayEnd))}),
+    hour_of_row as (
+      select bucket, rows, (select skip from day_of_row) - (through - rows) as newer
+      from hours where through > (select skip from day_of_row) order by bucket desc limit 1
+    )
+    select (select coalesce(sum(rows), 0) from days)::bigint as total,
+      to_timestamp(bucket * ${HOUR_MS / 1000}) as hour_start, newer, rows - 1 - newer as older
+    from (select 1) one left join hour_of_row on true`;
 }
+
+/** Buckets of a statement of counts, newest first, with how many rows the bucket and those newer hold (`through`). */
+const newestFirst = (counts: SQL) => sql`
+  select key::bigint as bucket, total::bigint as rows, sum(total::bigint) over (order by key::bigint desc) as through
+  from (${counts}) counted`;
 
 /** A column's UTC day or hour as its number since the epoch, as text: the key of `ListCounts`. */
 export const bucketOf = (unit: 'day' | 'hour', column: string) =>

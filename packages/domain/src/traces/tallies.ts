@@ -1,5 +1,4 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '@agov/db';
 import type { CoreDeps } from '../caches/caches.js';
 import { bucketOf, type ListCounts, totalsByKey } from '../support/tallies.js';
 import { DAY_MS, HOUR_MS, type TimeRange } from '../support/time-range.js';
@@ -35,23 +34,31 @@ export async function countTraces(
   tenantId: string,
   filters: TraceCountFilters,
   by: TraceCountKey = 'all',
-  executor?: Executor,
 ): Promise<Map<string, number>> {
-  return totalsByKey(deps.database, countStatement(tenantId, filters, by), executor);
+  return totalsByKey(deps.database, countStatement(tenantId, filters, by));
 }
 
-/** The statement of `countTraces`: `key` and `total`. */
-function countStatement(tenantId: string, filters: TraceCountFilters, by: TraceCountKey): SQL {
+/** The statement of `countTraces`: `key` and `total`; with a `window`, of its part from `start` to `end` (left out), SQL timestamps. */
+function countStatement(tenantId: string, filters: TraceCountFilters, by: TraceCountKey, window?: { start: SQL; end: SQL }): SQL {
   const { days, hours, changes, cut } = splitRange(filters, by !== 'hour');
   const common = [sql`tenant_id = ${tenantId}`];
   if (filters.agent_id) common.push(sql`agent_id = ${filters.agent_id}`);
   if (filters.outcome) common.push(sql`final_outcome = ${filters.outcome}`);
-  const where = (conditions: SQL[]) => sql.join([...common, ...conditions], sql` and `);
+  const where = (column: 'day' | 'hour' | 'started_at', conditions: SQL[]) =>
+    sql.join(
+      [...common, ...conditions, ...(window ? [sql`${sql.raw(column)} >= ${window.start} and ${sql.raw(column)} < ${window.end}`] : [])],
+      sql` and `,
+    );
   const parts = [
-    ...(days ? [sql`select ${keyOf(by, 'day')} as key, traces from trace_day_tallies where ${where(within('day', days))}`] : []),
-    ...hours.map((span) => sql`select ${keyOf(by, 'hour')} as key, traces from trace_tallies where ${where(within('hour', span))}`),
-    ...(changes ? [sql`select ${keyOf(by, 'hour')} as key, traces from trace_tally_changes where ${where(within('hour', changes))}`] : []),
-    ...cut.map((range) => sql`select ${keyOf(by, 'started_at')} as key, count(*) as traces from traces where ${where([range])} group by 1`),
+    ...(days ? [sql`select ${keyOf(by, 'day')} as key, traces from trace_day_tallies where ${where('day', within('day', days))}`] : []),
+    ...hours.map((span) => sql`select ${keyOf(by, 'hour')} as key, traces from trace_tallies where ${where('hour', within('hour', span))}`),
+    ...(changes
+      ? [sql`select ${keyOf(by, 'hour')} as key, traces from trace_tally_changes where ${where('hour', within('hour', changes))}`]
+      : []),
+    ...cut.map(
+      (range) =>
+        sql`select ${keyOf(by, 'started_at')} as key, count(*) as traces from traces where ${where('started_at', [range])} group by 1`,
+    ),
   ];
   return sql`select key, sum(traces) as total from (${sql.join(parts, sql` union all `)}) counted group by key`;
 }
@@ -61,20 +68,11 @@ export async function traceTotal(deps: CoreDeps, tenantId: string, filters: Trac
   return (await countTraces(deps, tenantId, filters)).get('all') ?? 0;
 }
 
-/** The traces list's counts per day of the whole range and per hour of the range's part in one day. */
-export function traceListCounts(deps: CoreDeps, tenantId: string, filters: TraceCountFilters): ListCounts {
+/** The traces list's counts per day of the whole range, and per hour of its part in a window. */
+export function traceListCounts(tenantId: string, filters: TraceCountFilters): ListCounts {
   return {
-    perDay: (executor) => countTraces(deps, tenantId, filters, 'day', executor),
-    perHour: (day) =>
-      countStatement(
-        tenantId,
-        {
-          ...filters,
-          from: filters.from && filters.from > day.start ? filters.from : day.start,
-          to: filters.to && filters.to < day.end ? filters.to : day.end,
-        },
-        'hour',
-      ),
+    perDay: countStatement(tenantId, filters, 'day'),
+    perHour: (start, end) => countStatement(tenantId, filters, 'hour', { start, end }),
   };
 }
 

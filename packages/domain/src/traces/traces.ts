@@ -26,7 +26,7 @@ export async function listTraces(deps: CoreDeps, principal: Principal, filters: 
     time: traces.startedAt,
     id: traces.id,
     total: () => traceTotal(deps, principal.tenantId, filters),
-    counts: traceListCounts(deps, principal.tenantId, filters),
+    counts: traceListCounts(principal.tenantId, filters),
   };
   return talliedPage(deps.database, list, page);
 }
