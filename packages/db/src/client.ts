@@ -63,7 +63,7 @@ const MIGRATION_LOCK = 7_212_004_001;
  * `select` takes the transaction's snapshot.
  */
 const SNAPSHOT_SETTINGS = sql.raw(
-  "set transaction isolation level repeatable read, read only; select set_config('max_parallel_workers_per_gather', '0', true), set_config('jit', 'off', true)",
+  "set transaction isolation level repeatable read, read only; select set_config('max_parallel_workers_per_gather', '0', true)",
 );
 
 type PostgresSettings = Pick<Config, 'databasePoolSize'> & Partial<Pick<Config, 'databaseStatementTimeoutMs' | 'databaseConnectTimeoutMs'>>;
@@ -83,6 +83,11 @@ const RECONNECT_AFTER_S = (failures: number) => Math.min(0.025 * failures, 0.25)
 const DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
 
 /**
+ * Every connection starts with JIT compilation off: the service's statements are bounded by
+ * their indexes and limits, but the planner prices a limit behind an `offset` it cannot see
+ * (a located page's) as a scan of much of the table, and past its threshold JIT compiles for
+ * tens of milliseconds a statement that then runs in a few.
+ *
  * Every connection starts with `statement_timeout` set, so PostgreSQL cancels any one statement
  * that runs longer (SQLSTATE 57014, which the API answers as 503). It bounds a statement, not a
  * request: an export reads page by page, each page its own statement, so a long export is not
@@ -100,6 +105,7 @@ async function openPostgres(url: string, settings: PostgresSettings): Promise<Da
     backoff: RECONNECT_AFTER_S,
     connection: {
       application_name: 'agent-governance',
+      jit: 'off',
       ...(settings.databaseStatementTimeoutMs === undefined ? {} : { statement_timeout: settings.databaseStatementTimeoutMs }),
     },
   });

@@ -4,7 +4,8 @@ import { type Database, openDatabase } from '../src/index.js';
 
 /**
  * `readSnapshot` on the PostgreSQL server: one read-only REPEATABLE READ transaction without
- * parallel workers or JIT, whose statements all see the snapshot its first one took.
+ * parallel workers, whose statements all see the snapshot its first one took. JIT is off on
+ * every connection.
  * (Embedded, it runs as it comes: there is no other connection to commit in between.)
  */
 describe('a snapshot read on PostgreSQL', () => {
@@ -17,6 +18,13 @@ describe('a snapshot read on PostgreSQL', () => {
   afterAll(async () => {
     await database.rows(sql`drop table ${table}`);
     await database.close();
+  });
+
+  it('every connection has JIT off', async () => {
+    const connections = await Promise.all(
+      [1, 2].map(() => database.db.transaction((tx) => database.rows<{ jit: string }>(sql`select current_setting('jit') as jit`, tx))),
+    );
+    expect(connections).toEqual([[{ jit: 'off' }], [{ jit: 'off' }]]);
   });
 
   it('is read only, repeatable read, without parallel workers or JIT, and sees one snapshot throughout', async () => {
