@@ -38,7 +38,8 @@ const SAMPLE_EVERY = 50;
 export interface Scenario {
   title: string;
   path: string;
-  body: Record<string, unknown>;
+  /** What is POSTed; a scenario without one is a GET. */
+  body?: Record<string, unknown>;
   expect: (body: Record<string, unknown>) => boolean;
   /** The credential's headers, when the scenario needs a tenant of its own; else those `drive` is given. */
   auth?: Record<string, string>;
@@ -50,11 +51,15 @@ export async function drive(base: string, headers: Record<string, string>, scena
   let wrong = 0;
   const result = await autocannon({
     url: `${base}${scenario.path}`,
-    method: 'POST',
     connections,
     duration: seconds,
-    headers: { 'content-type': 'application/json', ...(scenario.auth ?? headers) },
-    body: JSON.stringify(scenario.body),
+    ...(scenario.body
+      ? {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(scenario.auth ?? headers) },
+          body: JSON.stringify(scenario.body),
+        }
+      : { method: 'GET', headers: scenario.auth ?? headers }),
     requests: [
       {
         onResponse: (status: number, body: string) => {

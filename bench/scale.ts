@@ -8,16 +8,19 @@
  * and expired in turn). Then each request below is sent one at a time, warmed up, and its p50
  * and p99 printed as a Markdown table, with the time and disk the seeding took. Before the
  * reads, the loaded tables are vacuumed and a checkpoint writes them out, as a history this old
- * would have been.
+ * would have been. Then the traces' first page and page 20 000 are each driven under load
+ * (load.ts), with the API's and PostgreSQL's CPU per request.
  *
  * Environment: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_LOG_LEVEL (default warn), BENCH_SCALE_TRACES (default 1 000 000),
  * BENCH_SCALE_SAMPLES (requests measured per row, default 50), BENCH_SCALE_DATABASE (a database
  * name: the history is seeded there once and kept, and later runs with the same
- * BENCH_SCALE_TRACES measure on it without seeding again; drop it by hand when done).
+ * BENCH_SCALE_TRACES measure on it without seeding again; drop it by hand when done),
+ * BENCH_DURATION_S and BENCH_CONNECTIONS (the load, load.ts).
  */
 import type postgres from 'postgres';
-import { call, copyTraces, logIn, markdownTable, signUp, spaced, withFreshService } from './support.js';
+import { connections, drive, duration, WARM_UP_S } from './load.js';
+import { call, copyTraces, cpuPerRequest, logIn, markdownTable, signUp, spaced, withFreshService } from './support.js';
 import { agentBody } from './tenant.js';
 
 const TRACES = Number(process.env.BENCH_SCALE_TRACES ?? 1_000_000);
@@ -55,11 +58,13 @@ async function main() {
     const week = new Date(now - 7 * DAY_MS).toISOString();
     const month = new Date(now - HISTORY_MS).toISOString();
     const agent = agentIds[0]!;
+    const firstPage: [string, string] = ['traces, first page', `/api/v1/traces?limit=${PAGE}`];
+    const deepPage: [string, string] = ['traces, page 20 000', `/api/v1/traces?limit=${PAGE}&offset=${PAGE * 19_999}`];
     const reads: [string, string][] = [
-      ['traces, first page', `/api/v1/traces?limit=${PAGE}`],
+      firstPage,
       ['traces, page 50', `/api/v1/traces?limit=${PAGE}&offset=${PAGE * 49}`],
       ['traces, page 51', `/api/v1/traces?limit=${PAGE}&offset=${PAGE * 50}`],
-      ['traces, page 20 000', `/api/v1/traces?limit=${PAGE}&offset=${PAGE * 19_999}`],
+      deepPage,
       ['traces of one agent', `/api/v1/traces?agent_id=${agent}&limit=${PAGE}`],
       ['traces denied', `/api/v1/traces?outcome=denied&limit=${PAGE}`],
       ['traces denied, page 10 000', `/api/v1/traces?outcome=denied&limit=${PAGE}&offset=${PAGE * 9_999}`],
@@ -84,6 +89,24 @@ async function main() {
     ]);
     const header = ['request', 'p50 ms', 'p99 ms'];
     console.log(markdownTable(header, rows));
+
+    const loaded: string[][] = [];
+    // The first page and the deepest again, under a load that saturates the service.
+    for (const [name, path] of [firstPage, deepPage]) {
+      const scenario = { title: name, path, expect: (body: Record<string, unknown>) => (body.data as unknown[]).length === PAGE };
+      await drive(service.url, seed.headers, scenario, WARM_UP_S);
+      const { row, cpu } = await cpuPerRequest({ api: service.pid }, duration, () => drive(service.url, seed.headers, scenario));
+      loaded.push([
+        `\`GET\` ${name}`,
+        spaced(row['requests/s']),
+        String(row['p50 ms']),
+        String(row['p99 ms']),
+        cpu.api!.toFixed(2),
+        cpu.postgres!.toFixed(2),
+      ]);
+    }
+    console.log(`\nUnder load (${connections} connections, ${duration} s each):`);
+    console.log(markdownTable(['request', 'requests/s', 'p50 ms', 'p99 ms', 'API CPU ms/request', 'PostgreSQL CPU ms/request'], loaded));
   }, KEPT);
 }
 
