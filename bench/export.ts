@@ -5,15 +5,19 @@
  * (VmRSS in /proc/<pid>/status) is sampled every 50 ms. Every export is run at 10 000 and at
  * 100 000 rows, each in a freshly started API warmed by one 1 000-row export of the same
  * kind, so the sizes start from the same baseline. The peak at 100 000 rows is mostly garbage
- * V8 has not yet collected (it lets old space grow before a full collection), so each export
- * also runs at 100 000 rows in an API whose old space is capped well below the body's size:
- * it completes only if the export holds a bounded number of pages.
+ * V8 has not yet collected (it lets old space grow before a full collection), so what the
+ * export holds is measured apart: each size runs again in an API started with `--inspect`,
+ * whose live heap is read after a full collection forced through the inspector before the
+ * export and every 100 ms while it streams. Holding a bounded number of pages, the export's
+ * live heap is the same at 100 000 rows as at 10 000.
  *
  * Environment: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_LOG_LEVEL (default warn).
  */
 import { readFile } from 'node:fs/promises';
 import postgres from 'postgres';
+import { WebSocket } from 'undici';
+import { freePort } from '../test/processes.js';
 import { build, call, freshDatabase, markdownTable, signUp, startService, type Service } from './support.js';
 
 const TRACES = 100_000;
@@ -22,8 +26,10 @@ const EVENTS_PER_TRACE = 5;
 /** The bulk rows' first trace starts here; trace i starts i seconds later, its events 1–5 ms after that. */
 const T0 = Date.parse('2026-10-01T00:00:00.000Z');
 const SAMPLE_MS = 50;
-/** `--max-old-space-size` of the capped runs; the idle API's live heap is about 25 MiB. */
-const CAPPED_OLD_SPACE_MIB = 40;
+/** Between the live heap's readings: each forces a full collection, which pauses the export. */
+const LIVE_SAMPLE_MS = 100;
+/** How much more the live heap may grow at 100 000 rows than at 10 000 before the bench calls it holding rows. */
+const HELD_PAGES_SLACK_MIB = 5;
 const MiB = 1024 * 1024;
 
 type Kind = { title: string; path: string; format: 'csv' | 'json'; window: (rows: number) => { from: Date; to: Date } };
@@ -59,47 +65,80 @@ async function main() {
     console.log(`traces export of ${TRACES + 1} rows: HTTP ${tooLarge.status} in ${Math.round(performance.now() - started)} ms\n`);
     if (tooLarge.status !== 413) throw new Error(`expected 413 over the limit, got ${tooLarge.status}`);
 
-    const rows: string[][] = [];
-    const runs = [
-      { size: 10_000, flags: [] },
-      { size: 100_000, flags: [] },
-      // Old space far smaller than the 100 000-row body: the export must hold only its pages.
-      { size: 100_000, flags: [`--max-old-space-size=${CAPPED_OLD_SPACE_MIB}`] },
-    ];
+    // A fresh process per measurement: an earlier export's heap must not be the next one's baseline.
+    const restart = async (nodeFlags: string[] = []) => {
+      const previous = service;
+      service = undefined;
+      await previous?.stop();
+      service = await startService(database.url, { nodeFlags });
+      return service;
+    };
+    const sizes = [10_000, 100_000];
+    const resident: string[][] = [];
+    const live: string[][] = [];
     for (const kind of kinds) {
-      for (const { size, flags } of runs) {
-        // A fresh process per measurement: an earlier export's heap must not be the next one's baseline.
-        const previous = service;
-        service = undefined;
-        await previous.stop();
-        service = await startService(database.url, { nodeFlags: flags });
-        expectRows(await download(service, seed.adminKey, kind, kind.window(1_000)), 1_000);
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        const result = await measure(service, seed.adminKey, kind, kind.window(size));
+      for (const size of sizes) {
+        const api = await restart();
+        await warmUp(api, seed.adminKey, kind);
+        const result = await measure(api, seed.adminKey, kind, kind.window(size));
         expectRows(result, size);
-        rows.push([
+        resident.push([
           kind.title,
-          size.toLocaleString('en-US').replaceAll(',', ' '),
-          flags.length > 0 ? `${CAPPED_OLD_SPACE_MIB} MiB` : 'default',
+          spaced(size),
           (result.bytes / MiB).toFixed(1),
           (result.ms / 1000).toFixed(2),
-          Math.round(size / (result.ms / 1000))
-            .toLocaleString('en-US')
-            .replaceAll(',', ' '),
+          spaced(Math.round(size / (result.ms / 1000))),
           (result.rssBefore / MiB).toFixed(0),
           (result.rssPeak / MiB).toFixed(0),
           `+${((result.rssPeak - result.rssBefore) / MiB).toFixed(0)}`,
         ]);
       }
+      const growth: number[] = [];
+      for (const size of sizes) {
+        const inspectorPort = await freePort();
+        const api = await restart([`--inspect=127.0.0.1:${inspectorPort}`]);
+        await warmUp(api, seed.adminKey, kind);
+        const inspector = await Inspector.connect(inspectorPort);
+        try {
+          const result = await measureLiveHeap(api, inspector, seed.adminKey, kind, kind.window(size));
+          expectRows(result, size);
+          growth.push(result.peak - result.before);
+          live.push([
+            kind.title,
+            spaced(size),
+            (result.before / MiB).toFixed(1),
+            (result.peak / MiB).toFixed(1),
+            `+${((result.peak - result.before) / MiB).toFixed(1)}`,
+            String(result.samples),
+          ]);
+        } finally {
+          inspector.close();
+        }
+      }
+      // Ten times the rows, the same pages held: a few MiB apart at most (a page of 1 000 rows is under 1 MiB).
+      const [small = 0, large = 0] = growth;
+      if (large - small > HELD_PAGES_SLACK_MIB * MiB)
+        throw new Error(
+          `the ${kind.title} export holds its rows: its live heap grew ${(large / MiB).toFixed(1)} MiB at 100 000 rows against ${(small / MiB).toFixed(1)} at 10 000`,
+        );
     }
-    const header = ['export', 'rows', 'V8 old space', 'MiB sent', 's', 'rows/s', 'RSS before MiB', 'peak RSS MiB', 'growth MiB'];
-    console.log(markdownTable(header, rows));
+    console.log(markdownTable(['export', 'rows', 'MiB sent', 's', 'rows/s', 'RSS before MiB', 'peak RSS MiB', 'growth MiB'], resident));
+    console.log(`\nLive heap: after a full collection forced before the export and every ${LIVE_SAMPLE_MS} ms while it streams\n`);
+    console.log(markdownTable(['export', 'rows', 'live heap before MiB', 'most live during MiB', 'growth MiB', 'readings'], live));
   } finally {
     await service?.stop();
     await sql.end();
     await database.drop();
   }
 }
+
+/** One 1 000-row export of `kind`, then a pause: the code paths compiled and the heap settled before measuring. */
+async function warmUp(service: Service, key: string, kind: Kind) {
+  expectRows(await download(service, key, kind, kind.window(1_000)), 1_000);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+}
+
+const spaced = (n: number) => n.toLocaleString('en-US').replaceAll(',', ' ');
 
 /** One tenant as signup makes it, an admin-scoped key for the exports, an agent, a policy and one real evaluation. */
 async function seedTenant(base: string) {
@@ -247,6 +286,73 @@ async function measure(service: Service, key: string, kind: Kind, window: { from
     return { ...result, ms, rssBefore, rssPeak };
   } finally {
     clearInterval(timer);
+  }
+}
+
+/** Downloads an export while reading the API's live heap, each time after a forced full collection. */
+async function measureLiveHeap(service: Service, inspector: Inspector, key: string, kind: Kind, window: { from: Date; to: Date }) {
+  const before = await inspector.liveHeap();
+  let peak = before;
+  let samples = 0;
+  let done = false;
+  const sampling = (async () => {
+    while (!done) {
+      peak = Math.max(peak, await inspector.liveHeap());
+      samples += 1;
+      await new Promise((resolve) => setTimeout(resolve, LIVE_SAMPLE_MS));
+    }
+  })();
+  try {
+    return { ...(await download(service, key, kind, window)), before, peak, samples };
+  } finally {
+    done = true;
+    await sampling;
+  }
+}
+
+/** A client of the API's inspector (the Chrome DevTools Protocol over a WebSocket), for its heap. */
+class Inspector {
+  private nextId = 1;
+  private readonly pending = new Map<number, (message: { result?: unknown; error?: { message: string } }) => void>();
+
+  private constructor(private readonly socket: WebSocket) {
+    socket.addEventListener('message', (event) => {
+      const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: { message: string } };
+      if (message.id !== undefined) this.pending.get(message.id)?.(message);
+      this.pending.delete(message.id ?? 0);
+    });
+  }
+
+  static async connect(port: number): Promise<Inspector> {
+    const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
+    const url = targets[0]?.webSocketDebuggerUrl;
+    if (url === undefined) throw new Error(`no inspector target on port ${port}`);
+    const socket = new WebSocket(url);
+    await new Promise((resolve, reject) => {
+      socket.addEventListener('open', resolve, { once: true });
+      socket.addEventListener('error', reject, { once: true });
+    });
+    return new Inspector(socket);
+  }
+
+  /** Bytes of the JavaScript heap still in use after a full collection. */
+  async liveHeap(): Promise<number> {
+    await this.send('HeapProfiler.collectGarbage');
+    return ((await this.send('Runtime.getHeapUsage')) as { usedSize: number }).usedSize;
+  }
+
+  close() {
+    this.socket.close();
+  }
+
+  private send(method: string): Promise<unknown> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, (message) =>
+        message.error ? reject(new Error(`${method}: ${message.error.message}`)) : resolve(message.result),
+      );
+      this.socket.send(JSON.stringify({ id, method }));
+    });
   }
 }
 
