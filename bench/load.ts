@@ -45,6 +45,14 @@ export interface Scenario {
   auth?: Record<string, string>;
 }
 
+/** The scenario's method, headers and body: a POST of its body as JSON, or a GET when it has none. */
+function requestOf(scenario: Scenario, headers: Record<string, string>) {
+  const auth = scenario.auth ?? headers;
+  return scenario.body
+    ? { method: 'POST' as const, headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(scenario.body) }
+    : { method: 'GET' as const, headers: auth };
+}
+
 /** One scenario under load; throws on any non-2xx or a sampled body with the wrong decision. */
 export async function drive(base: string, headers: Record<string, string>, scenario: Scenario, seconds = duration) {
   let seen = 0;
@@ -53,13 +61,7 @@ export async function drive(base: string, headers: Record<string, string>, scena
     url: `${base}${scenario.path}`,
     connections,
     duration: seconds,
-    ...(scenario.body
-      ? {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...(scenario.auth ?? headers) },
-          body: JSON.stringify(scenario.body),
-        }
-      : { method: 'GET', headers: scenario.auth ?? headers }),
+    ...requestOf(scenario, headers),
     requests: [
       {
         onResponse: (status: number, body: string) => {
@@ -88,17 +90,12 @@ export async function drive(base: string, headers: Record<string, string>, scena
  */
 export async function driveAt(base: string, headers: Record<string, string>, scenario: Scenario, rate: number, seconds = duration) {
   const pool = new Pool(base, { connections });
-  const request = {
-    path: scenario.path,
-    method: 'POST' as const,
-    headers: { 'content-type': 'application/json', ...(scenario.auth ?? headers) },
-  };
-  const body = JSON.stringify(scenario.body);
+  const request = { path: scenario.path, ...requestOf(scenario, headers) };
   let seen = 0;
   try {
     const turn = await openLoop(
       async () => {
-        const response = await pool.request({ ...request, body });
+        const response = await pool.request(request);
         const text = await response.body.text();
         seen += 1;
         if (response.statusCode !== 200 || (seen % SAMPLE_EVERY === 0 && !scenario.expect(JSON.parse(text)))) {
