@@ -93,27 +93,28 @@ export async function talliedPage<T extends PgTable>(
     .select()
     .from(list.table as PgTable)
     .where(and(...list.where, sql`(${list.time}, ${list.id}) <= (${located.firstTime}, ${located.firstId})`))
-    .orderBy(desc(list.time), desc(list.id))
+    .orderBy(...newestFirst(list))
     .limit(page.limit)
     .as('page');
-  const columns = Object.entries(getTableColumns(list.table));
-  const idKey = columns.find(([, column]) => column === list.id)![0];
-  // The page joins the one row of its total, so that a page past the end still carries it.
-  // Prepared, once per connection and set of filters: parsing and planning it took about as
-  // long as running it (docs/benchmarks.md, "Fifth lever").
-  const read: Record<string, unknown>[] = await db
+  const row: Record<string, PgColumn> = Object.fromEntries(
+    Object.keys(getTableColumns(list.table)).map((key) => [key, rows[key as keyof typeof rows] as PgColumn]),
+  );
+  // The page joins the one row of its total, so that a page past the end still carries it (with
+  // a null row). Prepared, once per connection and set of filters: parsing and planning it took
+  // about as long as running it (docs/benchmarks.md, "Fifth lever").
+  const read = await db
     .with(located)
-    .select({ ...Object.fromEntries(columns.map(([key]) => [key, rows[key as keyof typeof rows]])), [TOTAL]: located.total })
+    .select({ total: located.total, row })
     .from(located)
     .leftJoinLateral(rows, sql`true`)
     .prepare('tallied_page')
     .execute();
-  const items = read.filter((row) => row[idKey] !== null).map(({ [TOTAL]: _, ...row }) => row);
-  return { items: items as T['$inferSelect'][], total: read[0]![TOTAL] as number };
+  const items = read.flatMap(({ row }) => (row === null ? [] : [row as T['$inferSelect']]));
+  return { items, total: read[0]!.total };
 }
 
-/** The key the total rides under beside a row's columns, which no column's key takes. */
-const TOTAL = '$total';
+/** The list's order, newest first: by time, then by id among rows of the same time. */
+const newestFirst = <T extends PgTable>(list: TalliedList<T>) => [desc(list.time), desc(list.id)];
 
 /**
  * A page less than `LOCATED_FROM_OFFSET` deep: its first row is found on the list's index,
@@ -121,10 +122,10 @@ const TOTAL = '$total';
  */
 function shallowRows<T extends PgTable>(executor: Executor, list: TalliedList<T>, page: Page): Promise<T['$inferSelect'][]> {
   const where = and(...list.where);
-  const orderBy = [desc(list.time), desc(list.id)];
+  const orderBy = newestFirst(list);
   if (page.offset === 0) return pageRows(executor, list.table, where, orderBy, page);
   const first = sql`select ${list.time}, ${list.id} from ${list.table} where ${where}
-    order by ${list.time} desc, ${list.id} desc offset ${page.offset} limit 1`;
+    order by ${sql.join(orderBy, sql`, `)} offset ${page.offset} limit 1`;
   return pageRows(executor, list.table, and(where, sql`(${list.time}, ${list.id}) <= (${first})`), orderBy, {
     limit: page.limit,
     offset: 0,
@@ -145,7 +146,7 @@ function firstRowAt<T extends PgTable>(list: TalliedList<T>, offset: number): SQ
     first as (
       (select ${list.time} as first_time, ${list.id} as first_id from ${list.table}
         where ${where} and ${list.time} < ${hourEnd} and (select newer <= older from at)
-        order by ${list.time} desc, ${list.id} desc offset (select newer from at) limit 1)
+        order by ${sql.join(newestFirst(list), sql`, `)} offset (select newer from at) limit 1)
       union all
       (select ${list.time}, ${list.id} from ${list.table}
         where ${where} and ${list.time} >= (select hour_start from at) and ${list.time} < ${hourEnd} and (select newer > older from at)
