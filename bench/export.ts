@@ -18,7 +18,7 @@ import { readFile } from 'node:fs/promises';
 import postgres from 'postgres';
 import { WebSocket } from 'undici';
 import { freePort } from '../test/processes.js';
-import { build, call, freshDatabase, markdownTable, signUp, startService, type Service } from './support.js';
+import { build, call, freshDatabase, markdownTable, signUp, spaced, startService, type Service } from './support.js';
 
 const TRACES = 100_000;
 const TRACES_WITH_EVENTS = 20_000;
@@ -87,7 +87,7 @@ async function main() {
           spaced(size),
           (result.bytes / MiB).toFixed(1),
           (result.ms / 1000).toFixed(2),
-          spaced(Math.round(size / (result.ms / 1000))),
+          spaced(size / (result.ms / 1000)),
           (result.rssBefore / MiB).toFixed(0),
           (result.rssPeak / MiB).toFixed(0),
           `+${((result.rssPeak - result.rssBefore) / MiB).toFixed(0)}`,
@@ -137,8 +137,6 @@ async function warmUp(service: Service, key: string, kind: Kind) {
   expectRows(await download(service, key, kind, kind.window(1_000)), 1_000);
   await new Promise((resolve) => setTimeout(resolve, 500));
 }
-
-const spaced = (n: number) => n.toLocaleString('en-US').replaceAll(',', ' ');
 
 /** One tenant as signup makes it, an admin-scoped key for the exports, an agent, a policy and one real evaluation. */
 async function seedTenant(base: string) {
