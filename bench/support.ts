@@ -49,14 +49,17 @@ export interface Service {
 
 const logLevel = process.env.BENCH_LOG_LEVEL ?? 'warn';
 
-/** Starts the built API on a free port against `databaseUrl` and waits until it is healthy. */
+/**
+ * Starts the built API on a free port against `databaseUrl` and waits until it is healthy;
+ * `checkout`: another checkout's build instead of this one's.
+ */
 export async function startService(
   databaseUrl: string,
-  options: { nodeFlags?: readonly string[]; env?: Record<string, string> } = {},
+  options: { nodeFlags?: readonly string[]; env?: Record<string, string>; checkout?: string } = {},
 ): Promise<Service> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeFlags ?? []), 'apps/api/dist/main.js'], {
-    cwd: root,
+    cwd: options.checkout ?? root,
     env: {
       PATH: process.env.PATH,
       NODE_ENV: 'production',

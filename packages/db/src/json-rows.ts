@@ -1,23 +1,27 @@
 import { getTableColumns, getTableName, type Table } from 'drizzle-orm';
 
 /**
- * Writes whole rows of a table from one JSON parameter: `jsonb_populate_recordset` turns the
- * JSON into rows of the table's own type, so one constant statement inserts any number of
- * rows and PostgreSQL, not the application, does the parsing. Every column must be present
- * in each row (a missing one would be NULL, not its default), which the full row type enforces.
+ * Writes whole rows of a table from one JSON parameter, so that one constant statement inserts
+ * any number of rows and PostgreSQL, not the application, does the parsing. Each row is an
+ * array of the table's column values in a fixed order: a row's keys, repeated in every row and
+ * longer than most of its values, are neither sent nor matched. Every column is written (a
+ * missing value is NULL, not its default), which the full row type enforces.
  */
-export function jsonRows<T extends Table>(table: T): { name: string; encode(rows: readonly T['$inferSelect'][]): string } {
-  const columns = Object.entries(getTableColumns(table)).map(([key, column]) => [key, column.name] as const);
+export function jsonRows<T extends Table>(
+  table: T,
+): { insert(parameter: string): string; encode(rows: readonly T['$inferSelect'][]): string } {
+  const columns = Object.entries(getTableColumns(table));
+  const names = columns.map(([, column]) => `"${column.name}"`).join(', ');
+  // `->>` gives a scalar's text, cast to the column's type, and NULL for a JSON null; `->` keeps
+  // a jsonb value whole, and a JSON null there is NULL as well, as in every other column.
+  const values = columns
+    .map(([, column], i) => (column.getSQLType() === 'jsonb' ? `nullif(r->${i}, 'null'::jsonb)` : `(r->>${i})::${column.getSQLType()}`))
+    .join(', ');
   return {
-    name: getTableName(table),
+    insert: (parameter) =>
+      `insert into "${getTableName(table)}" (${names}) select ${values} from jsonb_array_elements(${parameter}::jsonb) r`,
     encode(rows) {
-      return JSON.stringify(
-        rows.map((row) => {
-          const record: Record<string, unknown> = {};
-          for (const [key, name] of columns) record[name] = (row as Record<string, unknown>)[key];
-          return record;
-        }),
-      );
+      return JSON.stringify(rows.map((row) => columns.map(([key]) => (row as Record<string, unknown>)[key])));
     },
   };
 }

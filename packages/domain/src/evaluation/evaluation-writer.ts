@@ -53,17 +53,17 @@ const RECORD_EVALUATIONS = `
   with fresh as (
     select $7::bigint is null or coalesce((select seq from ${INVALIDATION_CLOCK}), 0) <= $7::bigint as written
   ), trace as (
-    insert into ${traceJson.name} select * from jsonb_populate_recordset(null::${traceJson.name}, $1::jsonb) where (select written from fresh)
+    ${traceJson.insert('$1')} where (select written from fresh)
   ), events as (
-    insert into ${eventJson.name} select * from jsonb_populate_recordset(null::${eventJson.name}, $2::jsonb) where (select written from fresh)
+    ${eventJson.insert('$2')} where (select written from fresh)
   ), approval as (
-    insert into ${approvalJson.name} select * from jsonb_populate_recordset(null::${approvalJson.name}, $3::jsonb) where (select written from fresh)
+    ${approvalJson.insert('$3')} where (select written from fresh)
   ), grant_row as (
-    insert into ${grantJson.name} select * from jsonb_populate_recordset(null::${grantJson.name}, $4::jsonb) where (select written from fresh)
+    ${grantJson.insert('$4')} where (select written from fresh)
   ), shadow as (
-    insert into ${shadowJson.name} select * from jsonb_populate_recordset(null::${shadowJson.name}, $6::jsonb) where (select written from fresh)
+    ${shadowJson.insert('$6')} where (select written from fresh)
   ), effects as (
-    insert into ${outboxJson.name} select * from jsonb_populate_recordset(null::${outboxJson.name}, $5::jsonb) where (select written from fresh)
+    ${outboxJson.insert('$5')} where (select written from fresh)
   )
   select written from fresh`;
 
