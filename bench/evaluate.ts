@@ -40,13 +40,11 @@ import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { dropRedisPrefixes, freePort } from '../test/processes.js';
 import { startReceiver } from '../test/receiver.js';
-import { connections, drive, duration, inTurn, mean, ratioOf, rounds, type Scenario, WARM_UP_S } from './load.js';
+import { alternate, connections, drive, duration, inTurn, mean, ratioOf, rounds, type Scenario, WARM_UP_S } from './load.js';
 import { build, call, cpuPerRequest, root, freshDatabase, outboxWatch, startService, startWorker } from './support.js';
 import { seedTenant } from './tenant.js';
 
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-/** Turns per side when two sides alternate (`alternate`). */
-const ALTERNATE_ROUNDS = 8;
 type Side = 'none' | 'worker' | 'bare';
 const SIDE_NAMES: Record<Side, string> = { none: 'none', worker: '1 process', bare: 'bare sender' };
 
@@ -340,51 +338,5 @@ const allowScenario = (body: Record<string, unknown>): Scenario => ({
   body,
   expect: (b) => b.decision === 'allow',
 });
-
-/** One side of `alternate`: a scenario against a service, and the processes whose CPU it costs besides PostgreSQL and Redis. */
-interface AlternateSide {
-  title: string;
-  base: string;
-  auth: Record<string, string>;
-  scenario: Scenario;
-  processes: Record<string, number>;
-}
-
-/**
- * Two sides driven in short alternating turns after a warm-up, in ABBA order so that whatever
- * else the machine does falls on both alike; prints each side's rates and CPU per call, and the
- * first's rate ÷ the second's.
- */
-async function alternate(title: string, sides: readonly AlternateSide[]) {
-  for (const side of sides) await drive(side.base, side.auth, side.scenario, WARM_UP_S);
-  const turnS = Math.max(2, Math.round(duration / ALTERNATE_ROUNDS));
-  const rates: number[][] = sides.map(() => []);
-  const p99s: number[][] = sides.map(() => []);
-  const cpus: Record<string, number>[][] = sides.map(() => []);
-  for (let round = 0; round < ALTERNATE_ROUNDS; round += 1) {
-    for (const index of inTurn([0, 1], round)) {
-      const side = sides[index]!;
-      const { row, cpu } = await cpuPerRequest(side.processes, turnS, () => drive(side.base, side.auth, side.scenario, turnS));
-      rates[index]!.push(row['requests/s']);
-      p99s[index]!.push(row['p99 ms']);
-      cpus[index]!.push(cpu);
-    }
-  }
-  console.log(`\n${title}, ${connections} connections, ${ALTERNATE_ROUNDS} turns of ${turnS} s per side, ABBA order\n`);
-  const cpuMs = (index: number, part: string) => mean(cpus[index]!.map((cpu) => cpu[part] ?? 0)).toFixed(3);
-  console.table(
-    sides.map((side, index) => ({
-      side: side.title,
-      'requests/s (mean)': Math.round(mean(rates[index]!)),
-      'requests/s (turns)': rates[index]!.join(' '),
-      'p99 ms (worst turn)': Math.max(...p99s[index]!),
-      'CPU ms per call: API, worker, PostgreSQL, Redis': ['api', 'worker', 'postgres', 'redis']
-        .map((part) => cpuMs(index, part))
-        .join(', '),
-    })),
-  );
-  const { overall, perRound } = ratioOf(rates[0]!, rates[1]!);
-  console.log(`${sides[0]!.title} / ${sides[1]!.title}: ${overall.toFixed(3)} overall; per round ${perRound}`);
-}
 
 await main();

@@ -9,6 +9,7 @@
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { openLoop, percentiles } from './calls.js';
+import { cpuPerRequest } from './support.js';
 
 export const duration = Number(process.env.BENCH_DURATION_S ?? 10);
 export const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -30,6 +31,8 @@ export function ratioOf(rates: readonly number[], baseline: readonly number[]): 
  * (ABBA), so that a drift of the machine's speed falls on both sides alike.
  */
 export const inTurn = <Side>(sides: readonly Side[], round: number): readonly Side[] => (round % 2 === 0 ? sides : [...sides].reverse());
+/** Turns per side when two sides alternate (`alternate`). */
+const ALTERNATE_ROUNDS = 8;
 /** Seconds of load before a measurement, so that a cold process does not make whichever runs first look slow. */
 export const WARM_UP_S = 3;
 /** Every this many responses, the body is checked. */
@@ -113,3 +116,49 @@ export async function driveAt(base: string, headers: Record<string, string>, sce
 }
 
 const round2 = (ms: number) => Math.round(ms * 100) / 100;
+
+/** One side of `alternate`: a scenario against a service, and the processes whose CPU it costs besides PostgreSQL and Redis. */
+export interface AlternateSide {
+  title: string;
+  base: string;
+  auth: Record<string, string>;
+  scenario: Scenario;
+  processes: Record<string, number>;
+}
+
+/**
+ * Two sides driven in short alternating turns after a warm-up, in ABBA order so that whatever
+ * else the machine does falls on both alike; prints each side's rates and CPU per call, and the
+ * first's rate ÷ the second's.
+ */
+export async function alternate(title: string, sides: readonly AlternateSide[]) {
+  for (const side of sides) await drive(side.base, side.auth, side.scenario, WARM_UP_S);
+  const turnS = Math.max(2, Math.round(duration / ALTERNATE_ROUNDS));
+  const rates: number[][] = sides.map(() => []);
+  const p99s: number[][] = sides.map(() => []);
+  const cpus: Record<string, number>[][] = sides.map(() => []);
+  for (let round = 0; round < ALTERNATE_ROUNDS; round += 1) {
+    for (const index of inTurn([0, 1], round)) {
+      const side = sides[index]!;
+      const { row, cpu } = await cpuPerRequest(side.processes, turnS, () => drive(side.base, side.auth, side.scenario, turnS));
+      rates[index]!.push(row['requests/s']);
+      p99s[index]!.push(row['p99 ms']);
+      cpus[index]!.push(cpu);
+    }
+  }
+  console.log(`\n${title}, ${connections} connections, ${ALTERNATE_ROUNDS} turns of ${turnS} s per side, ABBA order\n`);
+  const cpuMs = (index: number, part: string) => mean(cpus[index]!.map((cpu) => cpu[part] ?? 0)).toFixed(3);
+  console.table(
+    sides.map((side, index) => ({
+      side: side.title,
+      'requests/s (mean)': Math.round(mean(rates[index]!)),
+      'requests/s (turns)': rates[index]!.join(' '),
+      'p99 ms (worst turn)': Math.max(...p99s[index]!),
+      'CPU ms per call: API, worker, PostgreSQL, Redis': ['api', 'worker', 'postgres', 'redis']
+        .map((part) => cpuMs(index, part))
+        .join(', '),
+    })),
+  );
+  const { overall, perRound } = ratioOf(rates[0]!, rates[1]!);
+  console.log(`${sides[0]!.title} / ${sides[1]!.title}: ${overall.toFixed(3)} overall; per round ${perRound}`);
+}
