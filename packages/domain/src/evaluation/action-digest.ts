@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../support/secrets.js';
 import { canonicalize } from '../support/canonical-json.js';
 
 /** The action an approval is asked for, in evaluate's field names. */
@@ -35,5 +35,5 @@ export function actionDigest(action: DigestedAction): string {
     }),
   );
   // An object always has a canonical form.
-  return `sha256:${createHash('sha256').update(canonicalize(hashed)!).digest('hex')}`;
+  return `sha256:${sha256Hex(canonicalize(hashed)!)}`;
 }

@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
-export const sha256Hex = (value: string) => createHash('sha256').update(value).digest('hex');
+// One call, no Hash object: evaluate hashes every audit event and every presented key.
+export const sha256Hex = (value: string) => hash('sha256', value, 'hex');
 
 export const randomHex = (bytes: number) => randomBytes(bytes).toString('hex');
 
