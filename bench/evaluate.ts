@@ -110,7 +110,7 @@ async function main() {
     // A tenant like the first with grants on every allow: what signing one costs.
     const granting = await seedTenant(base, null);
     await call(base, '/api/v1/settings/grants', { method: 'PUT', headers: granting.headers, body: { issue_on_allow: true } });
-    console.log(`\nPostgreSQL synchronous_commit=${synchronous_commit}; ${connections} connections\n`);
+    console.log(`\nPostgreSQL synchronous_commit=${synchronous_commit}; Node ${process.versions.node}; ${connections} connections\n`);
     // The worker's side comes before the bare side in the first round: it delivers the envelope the bare side posts.
     // Scenarios listed together take turns with one another as well as with their sides, so that their rates compare.
     const allow = allowScenario(seed.allowAction);

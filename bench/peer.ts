@@ -214,7 +214,7 @@ async function main() {
     if (audit.lines === 0) throw new Error(`Cerbos wrote no audit entries to ${auditFile}`);
 
     console.log(
-      `\nPostgreSQL synchronous_commit=${synchronous_commit}; our API on ${apiProcesses} process(es), with 1 worker process consuming from Redis; Cerbos ${CERBOS_VERSION}.` +
+      `\nPostgreSQL synchronous_commit=${synchronous_commit}; our API on ${apiProcesses} process(es) of Node ${process.versions.node}, with 1 worker process consuming from Redis; Cerbos ${CERBOS_VERSION}.` +
         `\n${connections} connections; ${rounds} turns of ${duration} s per side and row after ${WARM_UP_S} s of warm-up, in ABBA order;` +
         ' req/s is the mean of the turns, p99 the worst turn.' +
         " The ratio the CPU allows: what a call cost Cerbos's server and the load generator ÷ what it cost ours and the load generator.\n",
