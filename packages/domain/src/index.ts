@@ -1,6 +1,7 @@
 // Wiring: what the runtime builds once and passes to every domain call.
 export { systemClock, type Clock } from './support/clock.js';
 export { isUuid } from './support/ids.js';
+export { taggedSha256 } from './support/sha256.js';
 export type { Deps } from './wiring/deps.js';
 export type { CoreDeps } from './caches/caches.js';
 export { CacheFreshness, missedSince, StaleCaches, type Freshness } from './caches/freshness.js';

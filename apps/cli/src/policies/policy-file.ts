@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { Document, isMap, isScalar, isSeq, parseDocument, YAMLMap, type YAMLSeq } from 'yaml';
 import {
@@ -8,6 +7,7 @@ import {
   POLICY_EFFECTS,
   RULE_CREATE_DEFAULTS,
   RULE_MODES,
+  taggedSha256,
   type PolicyRuleEdit,
 } from '@agov/domain';
 
@@ -69,7 +69,7 @@ export function readPolicyFile(path: string): PolicyFile {
     path,
     agents: policyContent(path, document.toJS()),
     document,
-    digest: `sha256:${createHash('sha256').update(text).digest('hex')}`,
+    digest: taggedSha256(text),
   };
 }
 

@@ -1,5 +1,5 @@
 import { canonicalize } from '../support/canonical-json.js';
-import { sha256Hex } from '../support/secrets.js';
+import { taggedSha256 } from '../support/sha256.js';
 
 /** The fields of an audit event covered by its integrity hash, exactly as the API returns them. */
 export interface ChainedEvent {
@@ -40,7 +40,7 @@ export function eventHash(previousHash: string, event: ChainedEvent): string {
   };
   const canonical = canonicalize(hashed);
   if (canonical === undefined) throw new Error('An audit event has no canonical JSON form');
-  return `sha256:${sha256Hex(`${previousHash}\n${canonical}`)}`;
+  return taggedSha256(`${previousHash}\n${canonical}`);
 }
 
 /** Where a trace's chain ended when it was last appended to, as the trace row stores it. */

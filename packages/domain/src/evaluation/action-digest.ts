@@ -1,4 +1,4 @@
-import { sha256Hex } from '../support/secrets.js';
+import { taggedSha256 } from '../support/sha256.js';
 import { canonicalize } from '../support/canonical-json.js';
 
 /** The action an approval is asked for, in evaluate's field names. */
@@ -35,5 +35,5 @@ export function actionDigest(action: DigestedAction): string {
     }),
   );
   // An object always has a canonical form.
-  return `sha256:${sha256Hex(canonicalize(hashed)!)}`;
+  return taggedSha256(canonicalize(hashed)!);
 }

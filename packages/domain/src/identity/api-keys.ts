@@ -5,7 +5,8 @@ import type { IdentityDeps } from './deps.js';
 import { AppError, notFound } from '../support/errors.js';
 import { transactionInvalidating } from '../caches/invalidation.js';
 import { pageOf, type Page, type Paged } from '../support/pagination.js';
-import { randomHex, sha256Hex } from '../support/secrets.js';
+import { randomHex } from '../support/secrets.js';
+import { sha256Hex } from '../support/sha256.js';
 import type { CachedApiKey } from '../caches/api-keys.js';
 import type { CoreDeps } from '../caches/caches.js';
 

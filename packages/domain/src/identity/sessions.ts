@@ -3,7 +3,8 @@ import { sessions, tenants, users, type Executor } from '@agov/db';
 import type { Principal, Role } from '../access/access.js';
 import type { IdentityDeps } from './deps.js';
 import { AppError } from '../support/errors.js';
-import { randomToken, sha256Hex } from '../support/secrets.js';
+import { randomToken } from '../support/secrets.js';
+import { sha256Hex } from '../support/sha256.js';
 
 /** Starts a session; the returned token goes into the cookie and is stored only as a hash. */
 export async function startSession(

@@ -1,6 +1,6 @@
 import type { LimitsDeps } from './deps.js';
 import { AppError } from '../support/errors.js';
-import { sha256Hex } from '../support/secrets.js';
+import { sha256Hex } from '../support/sha256.js';
 import { PER_ACCOUNT, PER_ADDRESS, type LoginSchedule } from './login-attempts.js';
 
 /** Counter keys hold hashes, so that counters keep neither addresses nor e-mails. */

@@ -3,7 +3,8 @@ import { emailConfirmations, tenants } from '@agov/db';
 import type { NotificationDeps } from './deps.js';
 import type { DueEffect } from '../outbox/effects.js';
 import { completeEffect, isAttemptDue, recordFailedAttempt } from '../outbox/record.js';
-import { randomToken, sha256Hex } from '../support/secrets.js';
+import { randomToken } from '../support/secrets.js';
+import { sha256Hex } from '../support/sha256.js';
 import { confirmationEmail } from './confirmation-email-message.js';
 import { admitMail } from './mail-cap.js';
 

@@ -3,7 +3,7 @@ import { emailConfirmations, type Executor, type Tx } from '@agov/db';
 import type { NotificationDeps } from './deps.js';
 import { AppError } from '../support/errors.js';
 import { recordEffects } from '../outbox/record.js';
-import { sha256Hex } from '../support/secrets.js';
+import { sha256Hex } from '../support/sha256.js';
 
 /** An address gets at most one confirmation mail in this time, whichever tenants list it. */
 export const CONFIRMATION_INTERVAL_MS = 24 * 3_600_000;

@@ -1,4 +1,4 @@
-import { sha256Hex } from '../support/secrets.js';
+import { taggedSha256 } from '../support/sha256.js';
 import { asc, eq, sql } from 'drizzle-orm';
 import { policyRules, type Executor, type Tx } from '@agov/db';
 
@@ -25,5 +25,5 @@ export async function ruleSetRevision(executor: Executor, tenantId: string): Pro
     .where(eq(policyRules.tenantId, tenantId))
     .orderBy(asc(policyRules.id));
   const lines = rules.map(({ id, version, isActive }) => `${id}:${version}:${isActive ? 'active' : 'inactive'}\n`);
-  return `sha256:${sha256Hex(lines.join(''))}`;
+  return taggedSha256(lines.join(''));
 }

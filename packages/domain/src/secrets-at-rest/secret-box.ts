@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { sha256Hex } from '../support/sha256.js';
 import { AppError } from '../support/errors.js';
 
 /**
@@ -38,7 +39,7 @@ const TAG_BYTES = 16;
 const SEALED = /^enc:v1:([0-9a-f]{8}):([A-Za-z0-9_-]+)$/;
 
 /** A short fingerprint naming the key, so a reader picks the right one; it reveals nothing of the key. */
-export const keyIdOf = (key: Buffer) => createHash('sha256').update(key).digest('hex').slice(0, 8);
+export const keyIdOf = (key: Buffer) => sha256Hex(key).slice(0, 8);
 
 export function secretBox(keys: SecretKeys): SecretBox {
   const byId = new Map<string, Buffer>();

@@ -1,7 +1,4 @@
-import { hash, randomBytes } from 'node:crypto';
-
-// One call, no Hash object: evaluate hashes every audit event and every presented key.
-export const sha256Hex = (value: string) => hash('sha256', value, 'hex');
+import { randomBytes } from 'node:crypto';
 
 export const randomHex = (bytes: number) => randomBytes(bytes).toString('hex');
 
