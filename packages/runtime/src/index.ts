@@ -28,17 +28,13 @@ import { createBilling } from './stripe.js';
 import { createWebhookTransport, webhookTargets } from './webhook-transport.js';
 
 /**
- * Group commit (see StatementBatcher): a few writes under way at once keep PostgreSQL busy
- * while the next batch gathers; the pool keeps connections for everything else. The few are
- * the service's, shared among its API processes: more under way would only make every batch
- * smaller, and each call cost PostgreSQL more.
+ * Group commit (see StatementBatcher) for evaluate's writes and for the worker's reads and
+ * records of webhook deliveries: one statement under way at a time in each process, which carries
+ * everything that arrived while the one before was written. A second under way would only
+ * halve the batches: each call would cost PostgreSQL and the API more, and evaluate → allow ran
+ * about a fifth slower with four (docs/benchmarks.md, "One write under way").
  */
-const EVALUATION_WRITES = { maxInFlight: 4, maxBatch: 64 };
-/**
- * Reads and records of webhook deliveries (a worker attempts hundreds at once): one statement
- * of each under way, so each carries every delivery that got that far meanwhile.
- */
-const DELIVERY_STATEMENTS = { maxInFlight: 1, maxBatch: 64 };
+const GROUP_COMMIT = { maxInFlight: 1, maxBatch: 64 };
 
 /**
  * How long a request waits for this process's listener to deliver an invalidation it knows
@@ -117,17 +113,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     approvalWaiters,
     // An embedded database belongs to this one process, which applies its own invalidations at commit.
     freshness: database.driver === 'pglite' ? { ensure: async () => {}, heardSoFar: () => null } : freshness,
-    evaluations: evaluationWriter(database, {
-      ...EVALUATION_WRITES,
-      maxInFlight: Math.max(1, Math.round(EVALUATION_WRITES.maxInFlight / config.apiProcesses)),
-    }),
+    evaluations: evaluationWriter(database, GROUP_COMMIT),
     sessionTtlMs: config.sessionTtlMs,
     publicUrl: config.publicUrl,
     secrets,
     webhookTargets: targets,
     webhooks: {
       transport: createWebhookTransport(targets),
-      deliveries: deliveryStore(database, DELIVERY_STATEMENTS),
+      deliveries: deliveryStore(database, GROUP_COMMIT),
       timeoutMs: config.webhookTimeoutMs,
       retryDelaysMs: config.webhookRetryDelaysMs,
       // An endpoint whose probe timed out is tried again when a first retry would be.
