@@ -28,13 +28,18 @@ import { createBilling } from './stripe.js';
 import { createWebhookTransport, webhookTargets } from './webhook-transport.js';
 
 /**
- * Group commit (see StatementBatcher) for evaluate's writes and for the worker's reads and
- * records of webhook deliveries: one statement under way at a time in each process, which carries
- * everything that arrived while the one before was written. A second under way would only
- * halve the batches: each call would cost PostgreSQL and the API more, and evaluate → allow ran
- * about a fifth slower with four (docs/benchmarks.md, "One write under way").
+ * Group commit (see StatementBatcher) for evaluate's writes, in each process: a statement carries
+ * every evaluation decided while the one before was written, and a second starts beside it only
+ * for a batch at least half full. Every statement pays a fixed part whatever it carries: with up
+ * to four under way at once the batches were smaller and evaluate → allow about a fifth slower
+ * (docs/benchmarks.md, "One write under way").
  */
-const GROUP_COMMIT = { maxInFlight: 1, maxBatch: 64 };
+const EVALUATION_WRITES = { maxInFlight: 2, maxBatch: 64, minOverlappingBatch: 32 };
+/**
+ * Reads and records of webhook deliveries (a worker attempts hundreds at once): one statement
+ * of each under way, so each carries every delivery that got that far meanwhile.
+ */
+const DELIVERY_STATEMENTS = { maxInFlight: 1, maxBatch: 64 };
 
 /**
  * How long a request waits for this process's listener to deliver an invalidation it knows
@@ -113,14 +118,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     approvalWaiters,
     // An embedded database belongs to this one process, which applies its own invalidations at commit.
     freshness: database.driver === 'pglite' ? { ensure: async () => {}, heardSoFar: () => null } : freshness,
-    evaluations: evaluationWriter(database, GROUP_COMMIT),
+    evaluations: evaluationWriter(database, EVALUATION_WRITES),
     sessionTtlMs: config.sessionTtlMs,
     publicUrl: config.publicUrl,
     secrets,
     webhookTargets: targets,
     webhooks: {
       transport: createWebhookTransport(targets),
-      deliveries: deliveryStore(database, GROUP_COMMIT),
+      deliveries: deliveryStore(database, DELIVERY_STATEMENTS),
       timeoutMs: config.webhookTimeoutMs,
       retryDelaysMs: config.webhookRetryDelaysMs,
       // An endpoint whose probe timed out is tried again when a first retry would be.

@@ -48,6 +48,32 @@ describe('StatementBatcher', () => {
     expect(await Promise.all(results)).toEqual([10, 20, 30, 40, 50]);
   });
 
+  it('starts a statement beside the one under way only once minOverlappingBatch items are waiting', async () => {
+    const runner = controlledRunner();
+    const batcher = new StatementBatcher(runner.run, { maxInFlight: 2, maxBatch: 4, minOverlappingBatch: 3 });
+    const results = [1, 2, 3].map((item) => batcher.submit(item));
+    expect(runner.runs.map((run) => run.items)).toEqual([[1]]);
+    results.push(batcher.submit(4));
+    expect(runner.runs.map((run) => run.items)).toEqual([[1], [2, 3, 4]]);
+    // Two under way: what arrives now waits, however many, until one of them finishes.
+    results.push(...[5, 6, 7].map((item) => batcher.submit(item)));
+    expect(runner.runs).toHaveLength(2);
+
+    runner.runs[1]!.finish();
+    await tick();
+    expect(runner.runs.map((run) => run.items)).toEqual([[1], [2, 3, 4], [5, 6, 7]]);
+    results.push(batcher.submit(8));
+    runner.runs[0]!.finish();
+    await tick();
+    // One under way and a single item waiting: too few to start beside it.
+    expect(runner.runs).toHaveLength(3);
+    runner.runs[2]!.finish();
+    await tick();
+    expect(runner.runs.map((run) => run.items)).toEqual([[1], [2, 3, 4], [5, 6, 7], [8]]);
+    runner.runs[3]!.finish();
+    expect(await Promise.all(results)).toEqual([10, 20, 30, 40, 50, 60, 70, 80]);
+  });
+
   it('runs each item of a failed statement again alone, so only the one that cannot be done fails', async () => {
     const runner = controlledRunner((item) => item === 3);
     const batcher = new StatementBatcher(runner.run, { maxInFlight: 1, maxBatch: 64 });

@@ -11,12 +11,19 @@ export interface BatcherOptions {
   maxInFlight: number;
   /** Items per statement. */
   maxBatch: number;
+  /**
+   * Items that must be waiting for a statement to start while another is under way (default 1).
+   * Every statement pays a fixed part whatever it carries: a second one at once is worth it only
+   * for a batch that full.
+   */
+  minOverlappingBatch?: number;
 }
 
 /**
  * Runs many concurrent callers' work as one statement (group commit). A statement starts at
- * once while fewer than `maxInFlight` are under way; items submitted meanwhile wait, and the
- * next statement takes all of them (up to `maxBatch`). Idle, nothing waits; under load each
+ * once when none is under way, and beside others (up to `maxInFlight`) once `minOverlappingBatch`
+ * items are waiting; items submitted meanwhile wait, and the next statement takes all of them
+ * (up to `maxBatch`). Idle, nothing waits; under load each
  * round trip and commit carries many items, so PostgreSQL does far less work per item. Each
  * caller is answered only when the statement holding its item has finished. If a statement
  * fails, each of its items runs again on its own, so an item that cannot be done fails alone;
@@ -43,7 +50,7 @@ export class StatementBatcher<Item, Result = void> {
   }
 
   private startStatements(): void {
-    while (this.inFlight < this.options.maxInFlight && this.waiting.length > 0) {
+    while (this.inFlight < this.options.maxInFlight && this.waiting.length >= this.leastToStart()) {
       const batch = this.waiting.splice(0, this.options.maxBatch);
       this.inFlight += 1;
       void this.runBatch(batch).finally(() => {
@@ -51,6 +58,10 @@ export class StatementBatcher<Item, Result = void> {
         this.startStatements();
       });
     }
+  }
+
+  private leastToStart(): number {
+    return this.inFlight === 0 ? 1 : (this.options.minOverlappingBatch ?? 1);
   }
 
   private async runBatch(batch: Waiting<Item, Result>[]): Promise<void> {
