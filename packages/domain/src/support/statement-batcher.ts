@@ -21,15 +21,15 @@ export interface BatcherOptions {
 
 /**
  * Runs many concurrent callers' work as one statement (group commit). A statement starts at
- * once when none is under way, and beside others (up to `maxInFlight`) once `minOverlappingBatch`
- * items are waiting; items submitted meanwhile wait, and the next statement takes all of them
- * (up to `maxBatch`). Idle, nothing waits; under load each
- * round trip and commit carries many items, so PostgreSQL does far less work per item. Each
- * caller is answered only when the statement holding its item has finished. If a statement
- * fails, each of its items runs again on its own, so an item that cannot be done fails alone;
- * the statement being atomic, the failed attempt left nothing behind. When the database itself
- * is away, every item fails at once with the statement: running them again alone would only
- * make their callers wait for more connection attempts.
+ * once when none is under way, and beside others (up to `maxInFlight`) once
+ * `minOverlappingBatch` items are waiting; items submitted meanwhile wait, and the next
+ * statement takes all of them (up to `maxBatch`). Idle, nothing waits; under load each round
+ * trip and commit carries many items, so PostgreSQL does far less work per item. Each caller is
+ * answered only when the statement holding its item has finished. If a statement fails, each of
+ * its items runs again on its own, so an item that cannot be done fails alone; the statement
+ * being atomic, the failed attempt left nothing behind. When the database itself is away, every
+ * item fails at once with the statement: running them again alone would only make their callers
+ * wait for more connection attempts.
  *
  * `run` answers its items in order, one result each.
  */
