@@ -34,7 +34,12 @@ import { createWebhookTransport, webhookTargets } from './webhook-transport.js';
  * to four under way at once the batches were smaller and evaluate → allow about a fifth slower
  * (docs/benchmarks.md, "One write under way").
  */
-const EVALUATION_WRITES = { maxInFlight: 2, maxBatch: 64, minOverlappingBatch: 32 };
+const EVALUATION_BATCH = 64;
+const EVALUATION_WRITES = {
+  maxInFlight: 2,
+  maxBatch: EVALUATION_BATCH,
+  minOverlappingBatch: EVALUATION_BATCH / 2,
+};
 /**
  * Reads and records of webhook deliveries (a worker attempts hundreds at once): one statement
  * of each under way, so each carries every delivery that got that far meanwhile.
