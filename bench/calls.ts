@@ -33,7 +33,7 @@ export async function openLoop(call: () => Promise<void>, rate: number, seconds:
       const scheduled = due(next);
       calls.push(call().then(() => void latencies.push(performance.now() - scheduled)));
     }
-    if (next < total) await sleep(due(next) - performance.now());
+    if (next < total) await sleep(Math.max(0, due(next) - performance.now()));
   }
   await Promise.all(calls);
   return { 'requests/s': total / seconds, answered: total / ((performance.now() - started) / 1000), latencies };
