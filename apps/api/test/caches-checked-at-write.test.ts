@@ -4,16 +4,19 @@ import { apiKeys, cacheInvalidationClock, policyRules, traces, type Tx } from '@
 import { expectErrorBody } from './assertions.js';
 import { client } from './client.js';
 import { action } from './fixtures.js';
-import { useTestApp } from './harness.js';
+import { type Credential, keyWithScopes, request, signupTenant, TestClock, useTestApp } from './harness.js';
+import { expectLimitHeaders, stopInWindow, WINDOW_MS } from './rate-limit-support.js';
 import { evaluate, evaluation, tenantWithPolicy } from './scenarios.js';
 
 /**
  * Evaluate skips reading the invalidation clock before it trusts its caches: its write checks
  * the clock instead, and a request whose caches may have missed a change is decided again.
+ * Every other authenticated request reads the clock, and meanwhile has its tenant's limit
+ * judged on its caches as they are: judged again when the read brings a change.
  * Each test makes its change straight in the database with the clock moved and no notice sent,
  * as another process does whose notice has not arrived yet (here it never does: the request
  * waits for it as long as the service does, then drops its caches). The first request after
- * the change must honour it, be recorded once and be counted once.
+ * the change must honour it, be recorded once and be counted once, where it counts.
  */
 const t = useTestApp();
 const api = client(t);
@@ -96,5 +99,60 @@ describe('evaluate on caches checked at its write', () => {
       'Agent exceeded max_requests_per_minute: more than 2 requests in the last minute',
     );
     expect(await tracesOf(tenant.tenantId)).toBe(3);
+  });
+});
+
+describe('other requests, their limit judged beside the check of their caches', () => {
+  const PER_ADDRESS = 1_000;
+  const FREE_READS = 600;
+  const clock = new TestClock();
+  // The plans' own figures for reads, and an address allowance of another figure to tell them apart.
+  const u = useTestApp({ clock, env: { RATE_LIMIT_READ: '', RATE_LIMIT_UNAUTHENTICATED: String(PER_ADDRESS) } });
+  const readAgents = (credential: Credential) => request(u.app, credential, { method: 'GET', url: '/api/v1/agents' });
+
+  it('a key deleted where the notice has not arrived is refused and counted against the address, not the tenant', async () => {
+    const start = stopInWindow(clock, 0);
+    const tenant = await signupTenant(u.app);
+    const key = await keyWithScopes(u.app, tenant, ['agents:read']);
+    const before = remaining(await readAgents(tenant.admin));
+    expectLimitHeaders(await readAgents({ apiKey: key.apiKey }), FREE_READS, before - 1, start + 2 * WINDOW_MS);
+
+    await changeUnannounced((tx) => tx.delete(apiKeys).where(eq(apiKeys.id, key.id)));
+
+    const refused = await readAgents({ apiKey: key.apiKey });
+    expectErrorBody(refused, 401, { error: 'unauthorized', message: 'Invalid, expired or revoked API key' });
+    expect(refused.headers['x-ratelimit-limit']).toBe(String(PER_ADDRESS));
+    expectLimitHeaders(await readAgents(tenant.admin), FREE_READS, before - 2, start + 2 * WINDOW_MS);
+  });
+
+  it("a plan changed where the notice has not arrived sets the next request's limit, and the request counts once", async () => {
+    const start = stopInWindow(clock, 0);
+    const tenant = await signupTenant(u.app);
+    const first = await readAgents(tenant.runtimeKey);
+    const used = FREE_READS - remaining(first);
+    expectLimitHeaders(first, FREE_READS, FREE_READS - used, start + 2 * WINDOW_MS);
+
+    await changeUnannounced((tx) => tx.execute(sql`update subscriptions set plan = 'business' where tenant_id = ${tenant.tenantId}`));
+
+    expectLimitHeaders(await readAgents(tenant.runtimeKey), 60_000, 60_000 - used - 1, start + 2 * WINDOW_MS);
+  });
+
+  it('a key narrowed where the notice has not arrived is forbidden on its next request, counted against its tenant', async () => {
+    const start = stopInWindow(clock, 0);
+    const tenant = await signupTenant(u.app);
+    const key = await keyWithScopes(u.app, tenant, ['agents:read', 'evaluate']);
+    const before = remaining(await readAgents({ apiKey: key.apiKey }));
+
+    await changeUnannounced((tx) =>
+      tx
+        .update(apiKeys)
+        .set({ scopes: ['evaluate'] })
+        .where(eq(apiKeys.id, key.id)),
+    );
+
+    const forbidden = await readAgents({ apiKey: key.apiKey });
+    expect(forbidden.statusCode).toBe(403);
+    expect(forbidden.json()).toMatchObject({ error: 'forbidden', message: 'This credential may not perform this action' });
+    expectLimitHeaders(forbidden, FREE_READS, before - 1, start + 2 * WINDOW_MS);
   });
 });

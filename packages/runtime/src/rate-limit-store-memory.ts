@@ -44,6 +44,14 @@ export class MemoryCounters implements RateCounters {
     return verdict;
   }
 
+  async withdraw(key: string, query: WindowQuery): Promise<void> {
+    const index = windowIndex(query.nowMs, query.windowMs);
+    const entry = this.windows.get(key);
+    // The request's fixed window is the entry's current one, or its previous once the next began.
+    if (entry?.index === index) entry.current = Math.max(0, entry.current - 1);
+    else if (entry?.index === index + 1) entry.previous = Math.max(0, entry.previous - 1);
+  }
+
   async attemptLogin(key: string, nowMs: number, rules: LoginSchedule, enforced: boolean): Promise<LoginVerdict> {
     const { verdict, record } = attemptOn(this.logins.get(key) ?? null, nowMs, rules, enforced);
     this.logins.set(key, record);

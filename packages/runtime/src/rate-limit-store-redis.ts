@@ -43,6 +43,11 @@ if admitted and ARGV[4] == '1' then count(KEYS[2], tonumber(ARGV[3])) end
 return { admitted and 1 or 0, previous, current }
 `;
 
+/** Takes back one request counted in a fixed window. KEYS: that window's key. */
+const WITHDRAW = `
+if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
+`;
+
 /** A window's keys and the arguments that judge it (`WINDOW_LUA`): limit, ms elapsed in the current fixed window, window ms. */
 export interface WindowCall {
   keys: [string, string];
@@ -76,6 +81,7 @@ return { 1, now, failures }
 interface Scripts {
   agovSlidingWindow(...args: (string | number)[]): Promise<[number, number, number]>;
   agovLoginAttempt(...args: (string | number)[]): Promise<[number, number, number]>;
+  agovWithdraw(key: string): Promise<null>;
 }
 
 /** After a failed call, how long to count in memory before asking Redis again (a hung server costs every request its timeout). */
@@ -108,6 +114,7 @@ export class RedisCounters implements RateCounters {
     });
     redis.defineCommand('agovSlidingWindow', { numberOfKeys: 2, lua: SLIDING_WINDOW });
     redis.defineCommand('agovLoginAttempt', { numberOfKeys: 1, lua: LOGIN_ATTEMPT });
+    redis.defineCommand('agovWithdraw', { numberOfKeys: 1, lua: WITHDRAW });
     // Connection errors repeat while Redis is down; the fallback logs the outage once instead.
     redis.on('error', () => {});
     this.redis = redis as Redis & Scripts;
@@ -140,6 +147,15 @@ export class RedisCounters implements RateCounters {
         return judge({ previous, current }, query, counted);
       },
       () => this.local.hit(key, query, counted),
+    );
+  }
+
+  withdraw(key: string, query: WindowQuery): Promise<void> {
+    return this.shared(
+      async () => {
+        await this.redis.agovWithdraw(this.windowCall(key, query).keys[1]);
+      },
+      () => this.local.withdraw(key, query),
     );
   }
 

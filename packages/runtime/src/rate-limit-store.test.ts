@@ -54,6 +54,29 @@ describe.each(stores)('%s counters', (_name, store) => {
     expect(await hit(at(3 * W))).toEqual({ allowed: true, remaining: 2, resetAtMs: at(5 * W), retryAtMs: at(3 * W) });
   });
 
+  it('take back a counted request, in its own window and once the next began, never below nothing', async () => {
+    const counters = store();
+    const key = `withdraw:${randomUUID()}`;
+    const query = (nowMs: number) => ({ limit: 3, windowMs: W, nowMs });
+    const hit = (nowMs: number) => counters.hit(key, query(nowMs), true);
+    for (let i = 0; i < 3; i += 1) await hit(at(10_000));
+    expect(await hit(at(10_000))).toMatchObject({ allowed: false });
+    await counters.withdraw(key, query(at(10_000)));
+    expect(await hit(at(20_000))).toMatchObject({ allowed: true, remaining: 0 });
+    // Half into the next window the three weigh one and a half: one more fits, not two.
+    expect(await hit(at(W + 30_000))).toMatchObject({ allowed: true });
+    expect(await hit(at(W + 30_000))).toMatchObject({ allowed: false });
+    // Taken back from the window it was counted in, now the previous one: it weighs half as much.
+    await counters.withdraw(key, query(at(20_000)));
+    expect(await hit(at(W + 30_000))).toMatchObject({ allowed: true });
+    expect(await hit(at(W + 30_000))).toMatchObject({ allowed: false });
+
+    const unused = `withdraw:${randomUUID()}`;
+    await counters.withdraw(unused, query(at(0)));
+    for (const remaining of [2, 1, 0]) expect(await counters.hit(unused, query(at(0)), true)).toMatchObject({ allowed: true, remaining });
+    expect(await counters.hit(unused, query(at(0)), true)).toMatchObject({ allowed: false });
+  });
+
   it('let sign-in attempts through until five, then hold the account back for 2 s, 4 s …, and forget on request', async () => {
     const counters = store();
     const attempt = (key: string, nowMs: number, enforced = true) => counters.attemptLogin(key, nowMs, PER_ADDRESS, enforced);

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '@agov/config';
 import {
   AppError,
@@ -55,18 +55,16 @@ export function installAuth(app: FastifyInstance, deps: Deps, config: Pick<Confi
     if (access === undefined && !route.url.startsWith('/docs')) {
       throw new Error(`Route ${route.method} ${route.url} declares no access`);
     }
+    // Only a route that checks its caches at its write skips their check before the limit is prepared.
+    if (route.config?.deferredLimit && !route.config.checksCachesAtWrite) {
+      throw new Error(`Route ${route.method} ${route.url} defers its limit but does not check its caches at its write`);
+    }
   });
 
   app.addHook('onRequest', async (request, reply) => {
     const access = request.routeOptions.config.access;
     if (access === undefined || access === PUBLIC) return limits.anonymous(request, reply);
-    try {
-      request.principal = await authenticate(request, deps, config);
-    } catch (error) {
-      await limits.anonymous(request, reply);
-      throw error;
-    }
-    await limits.tenant(request, reply);
+    await authenticateAndLimit(request, reply, deps, config, limits);
     try {
       authorize(request.principal, access);
     } catch (error) {
@@ -112,20 +110,52 @@ async function authorizeOnFreshCaches(request: FastifyRequest, deps: Deps, confi
   authorize(request.principal, request.routeOptions.config.access as Access);
 }
 
-async function authenticate(request: FastifyRequest, deps: Deps, config: Pick<Config, 'mode'>): Promise<Principal> {
-  const heardThrough = request.routeOptions.config.checksCachesAtWrite ? deps.freshness.heardSoFar() : null;
-  if (heardThrough !== null) {
-    // A refusal writes nothing that could be checked against the clock: it is answered on checked caches only.
-    const principal = await principalOf(request, deps, config).catch(() => null);
-    if (principal) {
-      request.heardThrough = heardThrough;
-      return principal;
+/**
+ * Authenticates the request and counts it against its tenant's limit, or, refused, against its
+ * address. Caches are trusted once they hold every change committed before the request began
+ * (the invalidation clock's read). When they name a valid credential as they are, the tenant's
+ * limit is judged beside that read rather than after it, and should the read bring a change
+ * this process had not heard of, the credential is looked at again and the limit judged again
+ * if the tenant's plan changed: what counts is what the sequence would have counted. On a route
+ * that `checksCachesAtWrite` the read is skipped; its write checks instead. A refusal writes
+ * nothing that could be checked against the clock: it is answered on checked caches only.
+ */
+async function authenticateAndLimit(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: Deps,
+  config: Pick<Config, 'mode'>,
+  limits: RequestLimits,
+): Promise<void> {
+  const heardThrough = deps.freshness.heardSoFar();
+  const unchecked = heardThrough === null ? null : await principalOf(request, deps, config).catch(() => null);
+  if (heardThrough === null || unchecked === null) {
+    try {
+      await deps.freshness.ensure();
+      request.principal = await principalOf(request, deps, config);
+    } catch (error) {
+      await limits.anonymous(request, reply);
+      throw error;
     }
+    return limits.tenant(request, reply);
   }
-  // Keys, decision inputs and plans may come from caches: first make sure they reflect every
-  // change committed before this request began, in whichever process it was made.
-  await deps.freshness.ensure();
-  return principalOf(request, deps, config);
+  request.principal = unchecked;
+  if (request.routeOptions.config.checksCachesAtWrite) {
+    request.heardThrough = heardThrough;
+    return limits.tenant(request, reply);
+  }
+  const missed = missedSince(deps.freshness, heardThrough);
+  const [checked, counted] = await Promise.allSettled([missed, limits.tenantBeside(request, reply, missed)]);
+  try {
+    if (checked.status === 'rejected') throw checked.reason;
+    if (checked.value) request.principal = await principalOf(request, deps, config);
+  } catch (error) {
+    if (counted.status === 'fulfilled') await counted.value.withdraw();
+    await limits.anonymous(request, reply);
+    throw error;
+  }
+  if (counted.status === 'rejected') throw counted.reason;
+  counted.value.answer();
 }
 
 /** The principal the request's credentials name, from the caches as they are. */

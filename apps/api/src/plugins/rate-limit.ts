@@ -49,12 +49,26 @@ declare module 'fastify' {
   }
 }
 
+/** A request's count against its tenant's limit, judged. */
+export interface TenantCount {
+  /** Sets the headers, or throws the 429. */
+  answer(): void;
+  /** Takes the count back: the request turned out to count against its address. */
+  withdraw(): Promise<void>;
+}
+
 /** The two limits a request can count against; the auth plugin calls them once it knows who is calling. */
 export interface RequestLimits {
   /** Without valid credentials (none, refused ones, signup, login): per client address, in the route's allowance if it declares one. */
   anonymous(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** Authenticated: per tenant, in the request's category; on a route with `deferredLimit`, only prepared (`request.admission`). */
   tenant(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /**
+   * Per tenant as `tenant`, on the plan this process has heard of, while the caches are checked
+   * (`missed`: whether that brought a change it had not heard of); should it, judged again if
+   * the plan then in force has another figure. Not for a route with `deferredLimit`.
+   */
+  tenantBeside(request: FastifyRequest, reply: FastifyReply, missed: Promise<boolean>): Promise<TenantCount>;
   /** Judges a deferred limit that is still waiting (`request.admission`), as the request is answered otherwise. */
   judgeWaiting(request: FastifyRequest, reply: FastifyReply): Promise<void>;
 }
@@ -72,11 +86,6 @@ export async function installRateLimits(app: FastifyInstance, deps: Deps): Promi
   app.decorateRequest('admission', null);
   const now = () => deps.clock.now().getTime();
 
-  const perTenant = app.createRateLimit({
-    timeWindow: WINDOW_MS,
-    keyGenerator: (request) => keyAt(`tenant:${request.principal.tenantId}:${categoryOf(request)}`, now()),
-    max: (request) => tenantRateLimit(deps, request.principal.tenantId, categoryOf(request)),
-  });
   const unauthenticated: AddressLimit = { category: 'unauthenticated', perMinute: deps.rateLimits.perMinute.unauthenticated };
   const allowanceOf = (request: FastifyRequest) => request.routeOptions.config.addressLimit ?? unauthenticated;
   const perAddress = app.createRateLimit({
@@ -112,9 +121,37 @@ export async function installRateLimits(app: FastifyInstance, deps: Deps): Promi
       judged: (verdict: WindowVerdict) => {
         request.admission = null;
         if (!verdict.allowed) refusals.set(key, { limit: query.limit, untilMs: verdict.retryAtMs });
-        const atMs = verdict.allowed ? verdict.resetAtMs : verdict.retryAtMs;
-        answer(reply, category, query.limit, { allowed: verdict.allowed, remaining: verdict.remaining, atMs }, query.nowMs, true);
+        answer(reply, category, query.limit, standingOf(verdict), query.nowMs, true);
       },
+    };
+  }
+
+  async function countBeside(request: FastifyRequest, reply: FastifyReply, missed: Promise<boolean>): Promise<TenantCount> {
+    const { counters } = deps.rateLimits;
+    const category = categoryOf(request);
+    const key = `tenant:${request.principal.tenantId}:${category}`;
+    const nowMs = now();
+    const figure = () => tenantRateLimit(deps, request.principal.tenantId, category);
+    const count = async (limit: number) => {
+      const query = { limit, windowMs: WINDOW_MS, nowMs };
+      return { query, verdict: await counters.hit(key, query, true) };
+    };
+    const withdraw = async ({ query, verdict }: Awaited<ReturnType<typeof count>>) => {
+      if (verdict.allowed) await counters.withdraw(key, query);
+    };
+    let counted = await count(await figure());
+    // The caller answers a failed check of the caches.
+    if (await missed.catch(() => false)) {
+      const limit = await figure();
+      if (limit !== counted.query.limit) {
+        await withdraw(counted);
+        counted = await count(limit);
+      }
+    }
+    const judged = counted;
+    return {
+      answer: () => answer(reply, category, judged.query.limit, standingOf(judged.verdict), nowMs, true),
+      withdraw: () => withdraw(judged),
     };
   }
 
@@ -122,14 +159,26 @@ export async function installRateLimits(app: FastifyInstance, deps: Deps): Promi
     // A route with `rateLimit: false` (health probes) is not counted: it only shows where the caller stands.
     anonymous: (request, reply) =>
       limit(perAddress, request, reply, allowanceOf(request).category, request.routeOptions.config.rateLimit !== false),
-    tenant: (request, reply) =>
-      request.routeOptions.config.deferredLimit ? prepare(request, reply) : limit(perTenant, request, reply, categoryOf(request), true),
+    tenant: async (request, reply) => {
+      if (request.routeOptions.config.deferredLimit) return prepare(request, reply);
+      (await countBeside(request, reply, NOTHING_MISSED)).answer();
+    },
+    tenantBeside: countBeside,
     judgeWaiting: async (request) => {
       const admission = request.admission;
       if (admission) admission.judged(await deps.rateLimits.counters.hit(admission.gate.key, admission.gate.query, true));
     },
   };
 }
+
+const NOTHING_MISSED = Promise.resolve(false);
+
+/** Where a verdict leaves the request: `atMs` is when the window is all forgotten if admitted, when it admits again if refused. */
+const standingOf = (verdict: WindowVerdict) => ({
+  allowed: verdict.allowed,
+  remaining: verdict.remaining,
+  atMs: verdict.allowed ? verdict.resetAtMs : verdict.retryAtMs,
+});
 
 function categoryOf(request: FastifyRequest): RateCategory {
   return request.routeOptions.config.rateCategory ?? (READ_METHODS.has(request.method) ? 'read' : 'write');

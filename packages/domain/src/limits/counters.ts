@@ -9,6 +9,8 @@ import type { WindowQuery, WindowVerdict } from './sliding-window.js';
 export interface RateCounters {
   /** Judges one request against `key`'s sliding window; an admitted request is counted unless `counted` is false. */
   hit(key: string, query: WindowQuery, counted: boolean): Promise<WindowVerdict>;
+  /** Takes back one request `hit` counted on `key` at `query.nowMs`: the request turned out to count elsewhere. */
+  withdraw(key: string, query: WindowQuery): Promise<void>;
   /**
    * Admits one sign-in attempt on `key` unless earlier failures hold it back under `rules` (only
    * when `enforced`); an admitted attempt counts as a failure until forgotten.
