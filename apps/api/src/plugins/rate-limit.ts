@@ -74,12 +74,14 @@ export interface RequestLimits {
 }
 
 /**
- * Rate limits through @fastify/rate-limit, over a store of ours that implements the sliding
+ * Address limits through @fastify/rate-limit, over a store of ours that implements the sliding
  * window (its own stores count fixed windows). The plugin adds no hooks of its own (`global:
  * false`): where a request counts depends on authentication, so the auth plugin calls these
- * limiters. The plugin's reset header counts seconds from now and its 429 is not the spec's,
- * so the headers and the error are ours. Every response that passed the limiter carries
- * X-RateLimit-Limit, -Remaining and -Reset (Unix seconds); see docs/rate-limits.md.
+ * limiters. A tenant's limit calls the counters itself: it is judged beside the caches' check,
+ * or by evaluate's handler, and a count may have to be taken back. The plugin's reset header
+ * counts seconds from now and its 429 is not the spec's, so the headers and the error are ours.
+ * Every response that passed a limiter carries X-RateLimit-Limit, -Remaining and -Reset (Unix
+ * seconds); see docs/rate-limits.md.
  */
 export async function installRateLimits(app: FastifyInstance, deps: Deps): Promise<RequestLimits> {
   await app.register(rateLimit, { global: false, store: storeOver(deps.rateLimits.counters) });
