@@ -30,15 +30,17 @@ import { createWebhookTransport, webhookTargets } from './webhook-transport.js';
 /**
  * Group commit (see StatementBatcher) for evaluate's writes, in each process: a statement carries
  * every evaluation decided while the one before was written, and a second starts beside it only
- * for a batch at least half full. Every statement pays a fixed part whatever it carries: with up
- * to four under way at once the batches were smaller and evaluate → allow about a fifth slower
- * (docs/benchmarks.md, "One write under way").
+ * for a batch at least half full, or once the first has taken far longer than a write does (it
+ * waits on a connection to a database coming back). Every statement pays a fixed part whatever
+ * it carries: with up to four under way at once the batches were smaller and evaluate → allow
+ * about a fifth slower (docs/benchmarks.md, "One write under way").
  */
 const EVALUATION_BATCH = 64;
 const EVALUATION_WRITES = {
-  maxInFlight: 2,
+  maxInFlight: 4,
   maxBatch: EVALUATION_BATCH,
   minOverlappingBatch: EVALUATION_BATCH / 2,
+  overtakeAfterMs: 100,
 };
 /**
  * Reads and records of webhook deliveries (a worker attempts hundreds at once): one statement

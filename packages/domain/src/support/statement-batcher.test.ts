@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StatementBatcher } from './statement-batcher.js';
 
 /** A statement runner whose runs the test finishes one by one, recording what each was given. */
@@ -72,6 +72,43 @@ describe('StatementBatcher', () => {
     expect(runner.runs.map((run) => run.items)).toEqual([[1], [2, 3, 4], [5, 6, 7], [8]]);
     runner.runs[3]!.finish();
     expect(await Promise.all(results)).toEqual([10, 20, 30, 40, 50, 60, 70, 80]);
+  });
+
+  describe('with overtakeAfterMs', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('starts a statement beside one under way that long, however few items wait', async () => {
+      vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+      const runner = controlledRunner();
+      const batcher = new StatementBatcher(runner.run, { maxInFlight: 2, maxBatch: 4, minOverlappingBatch: 3, overtakeAfterMs: 100 });
+      const results = [1, 2].map((item) => batcher.submit(item));
+      vi.advanceTimersByTime(99);
+      expect(runner.runs.map((run) => run.items)).toEqual([[1]]);
+      // Item 2 is taken by the timer when the first statement turns 100 ms old, 3 on arrival after it.
+      vi.advanceTimersByTime(1);
+      results.push(batcher.submit(3));
+      expect(runner.runs.map((run) => run.items)).toEqual([[1], [2]]);
+      // Two under way: the limit holds, overdue or not.
+      vi.advanceTimersByTime(1_000);
+      expect(runner.runs).toHaveLength(2);
+
+      runner.runs[1]!.finish();
+      await tick();
+      expect(runner.runs.map((run) => run.items)).toEqual([[1], [2], [3]]);
+      // A statement just started is not overdue: the next item waits for one to finish, or 100 ms.
+      results.push(batcher.submit(4));
+      runner.runs[0]!.finish();
+      await tick();
+      results.push(batcher.submit(5));
+      expect(runner.runs).toHaveLength(3);
+      vi.advanceTimersByTime(100);
+      expect(runner.runs.map((run) => run.items)).toEqual([[1], [2], [3], [4, 5]]);
+      runner.runs[2]!.finish();
+      runner.runs[3]!.finish();
+      expect(await Promise.all(results)).toEqual([10, 20, 30, 40, 50]);
+    });
   });
 
   it('runs each item of a failed statement again alone, so only the one that cannot be done fails', async () => {

@@ -17,12 +17,18 @@ export interface BatcherOptions {
    * for a batch that full.
    */
   minOverlappingBatch?: number;
+  /**
+   * After this long, the statements under way no longer hold back one beside them, however few
+   * items wait (default: they always do). One stuck on a connection the database has not
+   * answered (it was restarting) would otherwise hold back every caller until it ends.
+   */
+  overtakeAfterMs?: number;
 }
 
 /**
  * Runs many concurrent callers' work as one statement (group commit). A statement starts at
  * once when none is under way, and beside others (up to `maxInFlight`) once
- * `minOverlappingBatch` items are waiting; items submitted meanwhile wait, and the next
+ * `minOverlappingBatch` items are waiting, or once those have been under way `overtakeAfterMs`; items submitted meanwhile wait, and the next
  * statement takes all of them (up to `maxBatch`). Idle, nothing waits; under load each round
  * trip and commit carries many items, so PostgreSQL does far less work per item. Each caller is
  * answered only when the statement holding its item has finished. If a statement fails, each of
@@ -36,6 +42,9 @@ export interface BatcherOptions {
 export class StatementBatcher<Item, Result = void> {
   private readonly waiting: Waiting<Item, Result>[] = [];
   private inFlight = 0;
+  /** When the newest statement under way started. */
+  private lastStartMs = 0;
+  private overtakeTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly run: (items: readonly Item[]) => Promise<readonly Result[]>,
@@ -53,15 +62,41 @@ export class StatementBatcher<Item, Result = void> {
     while (this.inFlight < this.options.maxInFlight && this.waiting.length >= this.leastToStart()) {
       const batch = this.waiting.splice(0, this.options.maxBatch);
       this.inFlight += 1;
+      this.lastStartMs = Date.now();
       void this.runBatch(batch).finally(() => {
         this.inFlight -= 1;
         this.startStatements();
       });
     }
+    this.watchForOvertaking();
   }
 
   private leastToStart(): number {
-    return this.inFlight === 0 ? 1 : (this.options.minOverlappingBatch ?? 1);
+    if (this.inFlight === 0 || this.overtakeDueMs() <= Date.now()) return 1;
+    return this.options.minOverlappingBatch ?? 1;
+  }
+
+  private overtakeDueMs(): number {
+    return this.lastStartMs + (this.options.overtakeAfterMs ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** While items wait beside statements under way, starts one for them once those are overdue. */
+  private watchForOvertaking(): void {
+    const due = this.overtakeDueMs();
+    const watching = this.waiting.length > 0 && this.inFlight > 0 && this.inFlight < this.options.maxInFlight && Number.isFinite(due);
+    if (!watching) {
+      if (this.overtakeTimer) clearTimeout(this.overtakeTimer);
+      this.overtakeTimer = null;
+      return;
+    }
+    this.overtakeTimer ??= setTimeout(
+      () => {
+        this.overtakeTimer = null;
+        this.startStatements();
+      },
+      Math.max(0, due - Date.now()),
+    );
+    this.overtakeTimer.unref();
   }
 
   private async runBatch(batch: Waiting<Item, Result>[]): Promise<void> {
