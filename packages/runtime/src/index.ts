@@ -12,6 +12,7 @@ import {
   evaluationWriter,
   listenForApprovalMoves,
   listenForInvalidations,
+  OVERDUE_STATEMENT_MS,
   readInvalidationClock,
   systemClock,
   type Clock,
@@ -40,7 +41,7 @@ const EVALUATION_WRITES = {
   maxInFlight: 4,
   maxBatch: EVALUATION_BATCH,
   minOverlappingBatch: EVALUATION_BATCH / 2,
-  overtakeAfterMs: 100,
+  overtakeAfterMs: OVERDUE_STATEMENT_MS,
 };
 /**
  * Reads and records of webhook deliveries (a worker attempts hundreds at once): one statement

@@ -134,8 +134,7 @@ async function authenticateAndLimit(
       await deps.freshness.ensure();
       request.principal = await principalOf(request, deps, config);
     } catch (error) {
-      await limits.anonymous(request, reply);
-      throw error;
+      return refused(request, reply, limits, error);
     }
     return limits.tenant(request, reply);
   }
@@ -151,11 +150,16 @@ async function authenticateAndLimit(
     if (checked.value) request.principal = await principalOf(request, deps, config);
   } catch (error) {
     if (counted.status === 'fulfilled') await counted.value.withdraw();
-    await limits.anonymous(request, reply);
-    throw error;
+    return refused(request, reply, limits, error);
   }
   if (counted.status === 'rejected') throw counted.reason;
   counted.value.answer();
+}
+
+/** A request refused before it was authenticated counts against its address, then gets the refusal. */
+async function refused(request: FastifyRequest, reply: FastifyReply, limits: RequestLimits, error: unknown): Promise<never> {
+  await limits.anonymous(request, reply);
+  throw error;
 }
 
 /** The principal the request's credentials name, from the caches as they are. */

@@ -1,3 +1,5 @@
+import { OVERDUE_STATEMENT_MS } from '../support/db-errors.js';
+
 /**
  * Whether this process has applied every cache invalidation committed so far, anywhere.
  *
@@ -19,9 +21,6 @@
  * else fails with `StaleCaches`, and the request is decided again after `ensure()`. Any change
  * answered before the request started has moved the clock before that write's snapshot.
  */
-/** How long a read of the clock may hold the next one back. */
-const OVERTAKE_AFTER_MS = 100;
-
 /** Whether this process's caches may be stale, and what a request can skip by knowing how far it has heard. */
 export interface Freshness {
   ensure(): Promise<void>;
@@ -127,13 +126,13 @@ export class CacheFreshness implements Freshness {
     }
   }
 
-  /** Resolves when the read under way ends, or has taken OVERTAKE_AFTER_MS; at once (next microtask) when none is. */
+  /** Resolves when the read under way ends, or has taken OVERDUE_STATEMENT_MS; at once (next microtask) when none is. */
   private async endOfReadInFlight(): Promise<void> {
     const inFlight = this.readInFlight;
     if (!inFlight) return;
     let timer: NodeJS.Timeout | undefined;
     const overtaken = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, OVERTAKE_AFTER_MS);
+      timer = setTimeout(resolve, OVERDUE_STATEMENT_MS);
     });
     await Promise.race([inFlight.catch(() => undefined), overtaken]);
     clearTimeout(timer);

@@ -11,6 +11,13 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
 }
 
 /**
+ * A statement under way this long is taken to wait on a connection to a database that has not
+ * answered (it was restarting), not on its work, which takes milliseconds: it no longer holds
+ * back the next one (the clock's shared read, evaluate's group commit).
+ */
+export const OVERDUE_STATEMENT_MS = 100;
+
+/**
  * Whether a driver error says the database cannot be reached or is not taking work now, as
  * opposed to a query it refused: the connection refused, cut, timed out or closed (by a
  * shutdown, a crash or a failover), a server starting up or shutting down (SQLSTATE class 08,

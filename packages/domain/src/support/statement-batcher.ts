@@ -28,8 +28,8 @@ export interface BatcherOptions {
 /**
  * Runs many concurrent callers' work as one statement (group commit). A statement starts at
  * once when none is under way, and beside others (up to `maxInFlight`) once
- * `minOverlappingBatch` items are waiting, or once those have been under way `overtakeAfterMs`; items submitted meanwhile wait, and the next
- * statement takes all of them (up to `maxBatch`). Idle, nothing waits; under load each round
+ * `minOverlappingBatch` items are waiting, or once those have been under way `overtakeAfterMs`;
+ * items submitted meanwhile wait, and the next statement takes all of them (up to `maxBatch`). Idle, nothing waits; under load each round
  * trip and commit carries many items, so PostgreSQL does far less work per item. Each caller is
  * answered only when the statement holding its item has finished. If a statement fails, each of
  * its items runs again on its own, so an item that cannot be done fails alone; the statement
@@ -59,31 +59,34 @@ export class StatementBatcher<Item, Result = void> {
   }
 
   private startStatements(): void {
-    while (this.inFlight < this.options.maxInFlight && this.waiting.length >= this.leastToStart()) {
+    const { overtakeAfterMs } = this.options;
+    // Every submit passes here: only a batcher that overtakes reads the time, once a pass.
+    const now = overtakeAfterMs === undefined ? 0 : Date.now();
+    while (this.inFlight < this.options.maxInFlight && this.waiting.length >= this.leastToStart(now)) {
       const batch = this.waiting.splice(0, this.options.maxBatch);
       this.inFlight += 1;
-      this.lastStartMs = Date.now();
+      this.lastStartMs = now;
       void this.runBatch(batch).finally(() => {
         this.inFlight -= 1;
         this.startStatements();
       });
     }
-    this.watchForOvertaking();
+    if (overtakeAfterMs !== undefined) this.watchForOvertaking(this.lastStartMs + overtakeAfterMs, now);
   }
 
-  private leastToStart(): number {
-    if (this.inFlight === 0 || this.overtakeDueMs() <= Date.now()) return 1;
+  private leastToStart(now: number): number {
+    if (this.inFlight === 0 || this.isOverdue(now)) return 1;
     return this.options.minOverlappingBatch ?? 1;
   }
 
-  private overtakeDueMs(): number {
-    return this.lastStartMs + (this.options.overtakeAfterMs ?? Number.POSITIVE_INFINITY);
+  private isOverdue(now: number): boolean {
+    const { overtakeAfterMs } = this.options;
+    return overtakeAfterMs !== undefined && now - this.lastStartMs >= overtakeAfterMs;
   }
 
-  /** While items wait beside statements under way, starts one for them once those are overdue. */
-  private watchForOvertaking(): void {
-    const due = this.overtakeDueMs();
-    const watching = this.waiting.length > 0 && this.inFlight > 0 && this.inFlight < this.options.maxInFlight && Number.isFinite(due);
+  /** While items wait beside statements under way, starts one for them once those are overdue (at `due`). */
+  private watchForOvertaking(due: number, now: number): void {
+    const watching = this.waiting.length > 0 && this.inFlight > 0 && this.inFlight < this.options.maxInFlight;
     if (!watching) {
       if (this.overtakeTimer) clearTimeout(this.overtakeTimer);
       this.overtakeTimer = null;
@@ -94,7 +97,7 @@ export class StatementBatcher<Item, Result = void> {
         this.overtakeTimer = null;
         this.startStatements();
       },
-      Math.max(0, due - Date.now()),
+      Math.max(0, due - now),
     );
     this.overtakeTimer.unref();
   }
