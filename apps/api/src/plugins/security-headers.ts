@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import helmet, { contentSecurityPolicy, type HelmetOptions } from 'helmet';
 import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '@agov/config';
 
 type Directives = Record<string, string[]>;
@@ -59,8 +60,10 @@ export function securityHeaderOptions(config: Config): HelmetOptions {
 export type SetHeaders = (reply: FastifyReply) => void;
 
 /**
- * Helmet's middleware for `options`, built once. (Its Fastify plugin builds it again for every
- * request, parsing the policy each time: about 5 µs of the API's CPU per call.)
+ * Helmet's headers for `options`, worked out once. (Its Fastify plugin builds its middleware
+ * again for every request, parsing the policy each time; running the built middleware on each
+ * answer still costs a call to Node's `setHeader`, with its checks, per header: 4–5 % of the
+ * API's CPU in a dry run.) Every directive here is a fixed string, so every answer gets the same.
  */
 export function securityHeaders(options: HelmetOptions): SetHeaders {
   return headerSetter(helmet(options));
@@ -70,10 +73,20 @@ export function securityHeaders(options: HelmetOptions): SetHeaders {
 export const setDocsPolicy: SetHeaders = headerSetter(contentSecurityPolicy({ useDefaults: false, directives: DOCS_POLICY }));
 
 function headerSetter(middleware: ReturnType<typeof helmet>): SetHeaders {
-  return (reply) =>
-    middleware(reply.request.raw, reply.raw, (error?: unknown) => {
-      if (error) throw error;
-    });
+  const headers: Record<string, string> = {};
+  const recorder = {
+    setHeader: (name: string, value: string) => {
+      headers[name.toLowerCase()] = value;
+    },
+    // Helmet takes X-Powered-By off; this server never sets it.
+    removeHeader: () => {},
+  };
+  middleware({} as IncomingMessage, recorder as unknown as ServerResponse, (error?: unknown) => {
+    if (error) throw error;
+  });
+  return (reply) => {
+    reply.headers(headers);
+  };
 }
 
 /**
