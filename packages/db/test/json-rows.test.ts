@@ -18,6 +18,9 @@ const probe = pgTable(`json_rows_probe_${process.pid}`, {
 });
 type ProbeRow = typeof probe.$inferSelect;
 
+/** One instant shared by rows that are not next to each other, as an evaluation's rows share theirs. */
+const shared = new Date('2026-11-28T23:59:59.123Z');
+
 const rows: ProbeRow[] = [
   {
     id: '00000000-0000-4000-8000-000000000001',
@@ -25,7 +28,7 @@ const rows: ProbeRow[] = [
     label: 'quotes " and \\ backslash, tab\t, newline\n, é, 🙂, and a NUL-free \u0001',
     seq: 9_007_199_254_740_991,
     flag: true,
-    at: new Date('2026-11-28T23:59:59.123Z'),
+    at: shared,
     payload: { nested: [1, 'two', null, { deep: true }], text: 'null' },
   },
   { id: '00000000-0000-4000-8000-000000000002', position: 2, label: null, seq: null, flag: null, at: null, payload: null },
@@ -39,6 +42,17 @@ const rows: ProbeRow[] = [
     payload: [],
   },
   { id: '00000000-0000-4000-8000-000000000004', position: 4, label: 'null', seq: -1, flag: false, at: null, payload: 'a string' },
+  { id: '00000000-0000-4000-8000-000000000005', position: 5, label: 'x', seq: 5, flag: true, at: shared, payload: {} },
+  {
+    id: '00000000-0000-4000-8000-000000000006',
+    position: 6,
+    label: 'y',
+    seq: 6,
+    flag: true,
+    at: new Date('2001-02-03T04:05:06.789Z'),
+    payload: {},
+  },
+  { id: '00000000-0000-4000-8000-000000000007', position: 7, label: 'z', seq: 7, flag: true, at: shared, payload: {} },
 ];
 
 const probeJson = jsonRows(probe);
@@ -79,7 +93,7 @@ describe.each([
 
     expect(written).toEqual(rows);
     expect(written).toEqual(inserted);
-    expect(nulls.map((row) => row.payload_is_null)).toEqual([false, true, false, false]);
+    expect(nulls.map((row) => row.payload_is_null)).toEqual([false, true, false, false, false, false, false]);
   });
 
   it('writes nothing from an empty array', async () => {
