@@ -1,9 +1,11 @@
-import canonicalizeModule from 'canonicalize';
+import { configure } from 'safe-stable-stringify';
 
 /**
- * RFC 8785 (JCS) text of a JSON value; undefined for a value JSON cannot hold.
- * canonicalize is CommonJS (`module.exports = serialize`) but its typings declare an ES
- * default export, so under NodeNext TypeScript sees a namespace where Node hands us the
- * function. The cast states what Node actually provides.
+ * RFC 8785 (JCS) text of a JSON value; undefined for undefined. JCS sorts keys by UTF-16 code
+ * units and writes strings and numbers as ECMAScript's JSON.stringify does: safe-stable-stringify,
+ * deterministic and strict, writes exactly that for every JSON value, at about twice the speed
+ * of `canonicalize` (the reference implementation, which the SDK verifies with; a property test
+ * holds the two to the same text). Evaluate hashes every audit event through it. Throws for
+ * what JSON cannot hold: NaN, Infinity, a bigint, a function, a cycle.
  */
-export const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
+export const canonicalize: (input: unknown) => string | undefined = configure({ deterministic: true, strict: true });
