@@ -13,6 +13,7 @@ import { installMetrics } from './plugins/metrics.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installRateLimits } from './plugins/rate-limit.js';
 import { installSecurityHeaders, securityHeaderOptions, securityHeaders } from './plugins/security-headers.js';
+import { lazyRequestLogger } from './request-logger.js';
 import { installValidation } from './plugins/validation.js';
 import { healthRoutes } from './routes/health.js';
 import { wellKnownRoutes } from './routes/well-known.js';
@@ -46,6 +47,7 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
   const setSecurityHeaders = securityHeaders(securityHeaderOptions(runtime.config));
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: 1_048_576,
     // How long a client may take to send a whole request, headers and body: a slow sender
     // gets 408 (clientErrorHandler) and is cut off. Node stops the clock once the request is
