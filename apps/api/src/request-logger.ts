@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
 
-const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+type LogArguments = Parameters<Logger['info']>;
 
 /**
  * Each request's logger (bound to its id), made the first time the request logs something at a
@@ -12,30 +13,62 @@ const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
  */
 export function lazyRequestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
   const parent = logger as unknown as Logger;
-  if (options.level !== undefined) return parent.child(bindings, options);
-  let child: Logger | undefined;
-  const made = () => {
-    child ??= parent.child(bindings, options);
-    return child;
-  };
-  const log = (level: (typeof LEVELS)[number]) =>
-    ((...args: Parameters<Logger['info']>) => {
-      if ((child ?? parent).isLevelEnabled(level)) made()[level](...args);
-    }) as Logger['info'];
-  return {
-    get level() {
-      return (child ?? parent).level;
-    },
-    set level(level: string) {
-      made().level = level;
-    },
-    fatal: log('fatal'),
-    error: log('error'),
-    warn: log('warn'),
-    info: log('info'),
-    debug: log('debug'),
-    trace: log('trace'),
-    silent: () => {},
-    child: (childBindings, childOptions) => made().child(childBindings, childOptions),
-  };
+  return options.level === undefined ? new LazyChild(parent, bindings, options) : parent.child(bindings, options);
+}
+
+class LazyChild implements FastifyBaseLogger {
+  private made: Logger | null = null;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
+  ) {}
+
+  private logger(): Logger {
+    this.made ??= this.parent.child(this.bindings, this.options);
+    return this.made;
+  }
+
+  private write(level: Level, args: LogArguments): void {
+    if ((this.made ?? this.parent).isLevelEnabled(level)) (this.logger()[level] as (...args: LogArguments) => void)(...args);
+  }
+
+  get level(): string {
+    return (this.made ?? this.parent).level;
+  }
+
+  set level(level: string) {
+    this.logger().level = level;
+  }
+
+  fatal(...args: LogArguments) {
+    this.write('fatal', args);
+  }
+
+  error(...args: LogArguments) {
+    this.write('error', args);
+  }
+
+  warn(...args: LogArguments) {
+    this.write('warn', args);
+  }
+
+  info(...args: LogArguments) {
+    this.write('info', args);
+  }
+
+  debug(...args: LogArguments) {
+    this.write('debug', args);
+  }
+
+  trace(...args: LogArguments) {
+    this.write('trace', args);
+  }
+
+  silent() {}
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.logger().child(bindings, options);
+  }
 }
