@@ -76,10 +76,12 @@ export async function buildApp(runtime: Runtime, logger: Logger): Promise<Fastif
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks on every request take `done` rather than return a promise: one microtask fewer each.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     // Responses may carry secrets (keys at creation) and tenant data: never cache them.
     reply.cacheControl('no-store');
+    done();
   });
 
   // Closing waits for the requests in flight; each answered then takes its connection with it,

@@ -12,7 +12,8 @@ declare module 'fastify' {
 /** Times each evaluation answered 200, by decision, from the request's arrival to the last byte sent. */
 export function installMetrics(app: FastifyInstance, metrics: Pick<Metrics, 'evaluated'>): void {
   app.decorateRequest('decision', null);
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     if (request.decision !== null && reply.statusCode === 200) metrics.evaluated(request.decision, reply.elapsedTime / 1000);
+    done();
   });
 }

@@ -37,9 +37,9 @@ export function installValidation(app: FastifyInstance): void {
       done(null, value);
     });
   });
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const problem = unstorableText(request.query, '(querystring)');
-    if (problem) throw invalidText('querystring', problem);
+    done(problem ? invalidText('querystring', problem) : undefined);
   });
 }
 
