@@ -6,9 +6,9 @@ type LogArguments = Parameters<Logger['info']>;
 
 /**
  * Each request's logger (bound to its id), made the first time the request logs something at a
- * level the logger writes. Most requests write nothing at the usual levels, and a pino child
- * runs its bindings through the redaction paths as it is made: about 2 % of the API's CPU in a
- * dry run. A request with a level of its own gets its child at once. (Fastify's
+ * level the logger writes. At `warn` and above a request that succeeds writes nothing, and a
+ * pino child runs its bindings through the redaction paths as it is made: about 2 % of the
+ * API's CPU in a dry run. A request with a level of its own gets its child at once. (Fastify's
  * `childLoggerFactory`; the app's logger is pino's.)
  */
 export function lazyRequestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
