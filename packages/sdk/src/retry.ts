@@ -52,20 +52,24 @@ export function retryingFetch(baseFetch: typeof fetch, options: RetryOptions | f
       const last = attempt >= settings.attempts;
       let response: Response;
       try {
-        // Each attempt sends a copy; the template keeps its body for the next one.
-        response = await baseFetch(template.clone());
+        // Each attempt sends a copy; the template keeps its body for the next one. The caller's
+        // signal goes with it explicitly: a clone's own signal follows the original's only
+        // through a weak reference, which a garbage collection can drop, and the abort with it
+        // (seen with Node's fetch on Node 20 and 24). Using `original` here also keeps it, and
+        // so its own link to the caller's signal, alive until the call ends.
+        response = await baseFetch(template.clone(), { signal: original.signal });
       } catch (error) {
-        if (isAbort(error, template.signal) || last || !mayRepeatAfterNetworkError) throw error;
+        if (isAbort(error, original.signal) || last || !mayRepeatAfterNetworkError) throw error;
         const delay = backoff(settings, attempt);
         if (Date.now() - started + delay > settings.maxElapsedMs) throw error;
-        await sleep(delay, template.signal);
+        await sleep(delay, original.signal);
         continue;
       }
       if (last || !RETRIED_STATUSES.has(response.status)) return response;
       const delay = retryAfterMs(response.headers.get('retry-after')) ?? backoff(settings, attempt);
       if (Date.now() - started + delay > settings.maxElapsedMs) return response;
       await response.body?.cancel();
-      await sleep(delay, template.signal);
+      await sleep(delay, original.signal);
     }
   };
 }

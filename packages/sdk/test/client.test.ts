@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../../apps/api/test/harness.js';
 import { GENERATED_TYPES_FILE, generatedTypesSource } from '../scripts/generate.js';
@@ -148,6 +150,33 @@ describe('retries', () => {
     body: { error: 'service_unavailable', message: 'The database is unavailable', status: 503, request_id: 'req-1' },
   });
   const evaluation = { decision: 'allow', trace_id: 't-1', approval_request_id: null, reason: 'ok', policy_rule_id: null };
+
+  it('a call aborted after a garbage collection stops at once: the caller’s signal reaches the request it sent', async () => {
+    // A server that never answers, as one holding a long poll.
+    const server = createServer(() => {});
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push({
+      close: () => {
+        server.closeAllConnections();
+        server.close();
+      },
+    });
+    const client = createClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'ai_x' });
+    const controller = new AbortController();
+    const outcome = thrown(client.getApprovalStatus('00000000-0000-4000-8000-000000000001', { wait: 60, signal: controller.signal }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A collection in the meantime, as a busy process has: it once dropped the link from the
+    // caller's signal to the copy of the request in flight, and the abort with it.
+    setFlagsFromString('--expose-gc');
+    const collectGarbage = runInNewContext('gc') as () => void;
+    for (let i = 0; i < 3; i += 1) {
+      collectGarbage();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    controller.abort();
+    const stillWaiting = new Promise((resolve) => setTimeout(resolve, 2_000, 'still waiting 2 s after the abort').unref());
+    expect(await Promise.race([outcome.then((error) => (error as Error).name), stillWaiting])).toBe('AbortError');
+  });
 
   it('honours Retry-After on 503 and 429, repeating the one Idempotency-Key of the call', async () => {
     const limited = {
