@@ -7,6 +7,7 @@ export type { CoreDeps } from './caches/caches.js';
 export { CacheFreshness, missedSince, StaleCaches, type Freshness } from './caches/freshness.js';
 export { DatabaseAvailability } from './support/database-availability.js';
 export { isDatabaseUnavailable, isStatementTimeout, OVERDUE_STATEMENT_MS } from './support/db-errors.js';
+export { StatementBatcher } from './support/statement-batcher.js';
 export { clearCaches, createCaches, type Caches, type Invalidation } from './caches/caches.js';
 export { announceInvalidations, listenForInvalidations, readInvalidationClock } from './caches/invalidation.js';
 export type { Observer } from './support/observer.js';

@@ -80,7 +80,7 @@ for i = 1, (#KEYS - g) / 2 do
   if not held[i][1] then missing[#missing + 1] = i end
 end
 if #missing > 1 then return missing end
-if gated then count(KEYS[2], tonumber(ARGV[6])) end
+if gated then count(KEYS[2], tonumber(ARGV[6]), 1) end
 local out = {'read', previous, current}
 for i = 1, (#KEYS - g) / 2 do
   local totals, values = KEYS[g + 2 * i - 1], KEYS[g + 2 * i]

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import {
   judge,
   LOGIN_QUIET_MS,
+  StatementBatcher,
   windowIndex,
   type LoginSchedule,
   type LoginVerdict,
@@ -25,22 +26,44 @@ end
 local function admits(previous, current, limit, elapsed, window)
   return previous * (window - elapsed) + (current + 1) * window <= limit * window
 end
-local function count(currentKey, window)
-  redis.call('INCR', currentKey)
+local function count(currentKey, window, requests)
+  redis.call('INCRBY', currentKey, requests)
   redis.call('PEXPIRE', currentKey, 2 * window)
 end
 `;
 
 /**
- * One request's sliding-window check, atomic and in one round trip. KEYS: the window's two
- * keys. ARGV: limit, ms elapsed in the current window, window ms, 1 to count an admitted
- * request (0 only looks). Returns {admitted 1|0, previous, current before this request}.
+ * Several requests' sliding-window checks, atomic and in one round trip, each judged on the
+ * counts the ones before it left (a window's current count is the next one's previous). KEYS:
+ * the fixed windows' keys, each once. ARGV, six per request: the numbers (from 1) of its previous
+ * and current window's keys, limit, ms elapsed in the current fixed window, window ms, 1 to count
+ * it if admitted (0 only looks). Returns, per request, {admitted 1|0, previous, current before it}.
  */
-const SLIDING_WINDOW = `${WINDOW_LUA}
-local previous, current = counts(KEYS[1], KEYS[2])
-local admitted = admits(previous, current, tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
-if admitted and ARGV[4] == '1' then count(KEYS[2], tonumber(ARGV[3])) end
-return { admitted and 1 or 0, previous, current }
+const SLIDING_WINDOWS = `${WINDOW_LUA}
+local found = redis.call('MGET', unpack(KEYS))
+-- held: each key's count as the requests judged so far left it.
+local held, added, spans = {}, {}, {}
+for key = 1, #KEYS do
+  held[key] = tonumber(found[key] or '0')
+  added[key] = 0
+end
+local verdicts = {}
+for request = 0, #ARGV / 6 - 1 do
+  local at = 6 * request
+  local previous, current = tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
+  local span = tonumber(ARGV[at + 5])
+  local admitted = admits(held[previous], held[current], tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4]), span)
+  verdicts[request + 1] = { admitted and 1 or 0, held[previous], held[current] }
+  if admitted and ARGV[at + 6] == '1' then
+    held[current] = held[current] + 1
+    added[current] = added[current] + 1
+    spans[current] = span
+  end
+end
+for key = 1, #KEYS do
+  if added[key] > 0 then count(KEYS[key], spans[key], added[key]) end
+end
+return verdicts
 `;
 
 /** Takes back one request counted in a fixed window. KEYS: that window's key. */
@@ -79,9 +102,16 @@ return { 1, now, failures }
 `;
 
 interface Scripts {
-  agovSlidingWindow(...args: (string | number)[]): Promise<[number, number, number]>;
+  agovSlidingWindows(...args: (string | number)[]): Promise<[number, number, number][]>;
   agovLoginAttempt(...args: (string | number)[]): Promise<[number, number, number]>;
   agovWithdraw(key: string): Promise<null>;
+}
+
+/** One request's check of a sliding window (`RateCounters.hit`). */
+interface WindowHit {
+  key: string;
+  query: WindowQuery;
+  counted: boolean;
 }
 
 /** After a failed call, how long to count in memory before asking Redis again (a hung server costs every request its timeout). */
@@ -96,6 +126,16 @@ const PAUSE_AFTER_FAILURE_MS = 1_000;
 export class RedisCounters implements RateCounters {
   private readonly local = new MemoryCounters();
   private readonly redis: Redis & Scripts;
+  /**
+   * One script call under way at a time; the requests that arrive meanwhile go in the next. A
+   * call costs this process and Redis far more than a request's share of it does.
+   */
+  private readonly windows = new StatementBatcher<WindowHit, WindowVerdict>((hits) => this.judgeWindows(hits), {
+    maxInFlight: 1,
+    maxBatch: 256,
+    // A script fails only when Redis does not answer: each request then counts in memory.
+    storeAway: () => true,
+  });
   private fallenBack = false;
   private pausedUntilMs = 0;
 
@@ -109,10 +149,11 @@ export class RedisCounters implements RateCounters {
       connectTimeout: 1_000,
       commandTimeout: 500,
       maxRetriesPerRequest: 0,
-      // Every request makes one call: those made in the same tick go out as one write.
+      // Calls made in the same tick (the limiter's, the history's) go out as one write.
       enableAutoPipelining: true,
     });
-    redis.defineCommand('agovSlidingWindow', { numberOfKeys: 2, lua: SLIDING_WINDOW });
+    // Its number of keys varies: each call passes it first.
+    redis.defineCommand('agovSlidingWindows', { lua: SLIDING_WINDOWS });
     redis.defineCommand('agovLoginAttempt', { numberOfKeys: 1, lua: LOGIN_ATTEMPT });
     redis.defineCommand('agovWithdraw', { numberOfKeys: 1, lua: WITHDRAW });
     // Connection errors repeat while Redis is down; the fallback logs the outage once instead.
@@ -141,13 +182,29 @@ export class RedisCounters implements RateCounters {
 
   hit(key: string, query: WindowQuery, counted: boolean): Promise<WindowVerdict> {
     return this.shared(
-      async () => {
-        const { keys, args } = this.windowCall(key, query);
-        const [, previous, current] = await this.redis.agovSlidingWindow(...keys, ...args, counted ? 1 : 0);
-        return judge({ previous, current }, query, counted);
-      },
+      () => this.windows.submit({ key, query, counted }),
       () => this.local.hit(key, query, counted),
     );
+  }
+
+  /** Requests' checks in one script call, in order (`SLIDING_WINDOWS`). */
+  private async judgeWindows(hits: readonly WindowHit[]): Promise<WindowVerdict[]> {
+    // Requests that waited behind a call that failed count in memory now, not after a timeout of their own.
+    if (!this.answering) throw new Error('rate limits: Redis is not answering');
+    const keys = new Map<string, number>();
+    const numberOf = (key: string) => {
+      if (!keys.has(key)) keys.set(key, keys.size + 1);
+      return keys.get(key)!;
+    };
+    const args = hits.flatMap(({ key, query, counted }) => {
+      const call = this.windowCall(key, query);
+      return [numberOf(call.keys[0]), numberOf(call.keys[1]), ...call.args, counted ? 1 : 0];
+    });
+    const found = await this.redis.agovSlidingWindows(keys.size, ...keys.keys(), ...args);
+    return hits.map(({ query, counted }, index) => {
+      const [, previous, current] = found[index]!;
+      return judge({ previous, current }, query, counted);
+    });
   }
 
   withdraw(key: string, query: WindowQuery): Promise<void> {
@@ -203,7 +260,7 @@ export class RedisCounters implements RateCounters {
   }
 
   private async shared<T>(inRedis: () => Promise<T>, inMemory: () => Promise<T>): Promise<T> {
-    if (this.redis.status !== 'ready' || Date.now() < this.pausedUntilMs) {
+    if (!this.answering) {
       this.fallBack(null);
       return inMemory();
     }
@@ -219,6 +276,11 @@ export class RedisCounters implements RateCounters {
       this.fallBack(error);
       return inMemory();
     }
+  }
+
+  /** Whether to ask Redis: connected, and not pausing after a failed call. */
+  private get answering(): boolean {
+    return this.redis.status === 'ready' && Date.now() >= this.pausedUntilMs;
   }
 
   private fallBack(error: unknown): void {

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { judge, LOGIN_QUIET_MS, PER_ADDRESS, type RateCounters } from '@agov/domain';
+import { freePort, startRedis } from '../../../test/processes.js';
 import { MemoryCounters } from './rate-limit-store-memory.js';
 import { RedisCounters } from './rate-limit-store-redis.js';
 
@@ -136,5 +137,62 @@ describe('the Redis sliding-window script', () => {
       ),
       { numRuns: 200 },
     );
+  });
+
+  it('judges requests made at once in one call, each on the counts the ones before it left, as memory does one after the other', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.record({ key: fc.integer({ min: 0, max: 2 }), afterMs: fc.integer({ min: 0, max: 20_000 }), counted: fc.boolean() }), {
+          minLength: 2,
+          maxLength: 40,
+        }),
+        async (limit, requests) => {
+          const keys = [0, 1, 2].map(() => `together:${randomUUID()}`);
+          // From half a minute before a window's end, so that most runs cross into the next window.
+          let nowMs = at(W - 30_000);
+          const queries = requests.map(({ key, afterMs, counted }) => {
+            nowMs += afterMs;
+            return { key: keys[key]!, query: { limit, windowMs: W, nowMs }, counted };
+          });
+          // Asked at once: the first call carries the first request, the next one all the others.
+          const together = await Promise.all(queries.map(({ key, query, counted }) => redis.hit(key, query, counted)));
+          const memory = new MemoryCounters();
+          const oneAfterTheOther = [];
+          for (const { key, query, counted } of queries) oneAfterTheOther.push(await memory.hit(key, query, counted));
+          expect(together).toEqual(oneAfterTheOther);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+});
+
+describe('Redis counters on a Redis that stops answering', () => {
+  it('count the requests waiting behind a call that timed out in memory at once, with no call of their own', async () => {
+    const port = await freePort();
+    const server = await startRedis(port);
+    const counters = await RedisCounters.connect(`redis://127.0.0.1:${port}`, prefix, pino({ level: 'silent' }));
+    const probe = new Redis(`redis://127.0.0.1:${port}`);
+    const query = { limit: 100, windowMs: W, nowMs: at(0) };
+    try {
+      expect(await counters.hit('hung', query, true)).toMatchObject({ allowed: true, remaining: 99 });
+      await probe.config('RESETSTAT');
+      server.child.kill('SIGSTOP');
+      // The first request's call waits for its timeout; the nine others queue behind it meanwhile.
+      const verdicts = await Promise.all(Array.from({ length: 10 }, () => counters.hit('hung', query, true)));
+      expect(verdicts.map((verdict) => verdict.remaining).sort((a, b) => b - a)).toEqual([99, 98, 97, 96, 95, 94, 93, 92, 91, 90]);
+      expect(counters.degraded).toBe(true);
+      server.child.kill('SIGCONT');
+      const scriptCalls = [...(await probe.info('commandstats')).matchAll(/^cmdstat_eval(?:sha)?:calls=(\d+)/gm)].map((found) =>
+        Number(found[1]),
+      );
+      expect(scriptCalls.reduce((sum, calls) => sum + calls, 0)).toBe(1);
+    } finally {
+      server.child.kill('SIGCONT');
+      await counters.close();
+      probe.disconnect();
+      await server.stop('SIGKILL');
+    }
   });
 });

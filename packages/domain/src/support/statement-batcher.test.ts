@@ -126,16 +126,22 @@ describe('StatementBatcher', () => {
     expect(await Promise.all(batched)).toEqual([20, 'refused', 40]);
   });
 
-  it('fails every item of a statement at once when the database is away, without running them again', async () => {
+  it.each([
+    ['the database is away', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }), {}],
+    [
+      '`storeAway` says its store is',
+      new Error('Command timed out'),
+      { storeAway: (error: unknown) => (error as Error).message === 'Command timed out' },
+    ],
+  ])('fails every item of a statement at once when %s, without running them again', async (_when, away, options) => {
     const runs: number[][] = [];
-    const away = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     const batcher = new StatementBatcher(
       async (items: readonly number[]) => {
         runs.push([...items]);
         if (items.includes(1)) return [10];
         throw away;
       },
-      { maxInFlight: 1, maxBatch: 64 },
+      { maxInFlight: 1, maxBatch: 64, ...options },
     );
     const first = batcher.submit(1);
     const batched = [2, 3, 4].map((item) => batcher.submit(item).catch((error: unknown) => error));

@@ -23,19 +23,25 @@ export interface BatcherOptions {
    * answered (it was restarting) would otherwise hold back every caller until it ends.
    */
   overtakeAfterMs?: number;
+  /**
+   * Whether a failed statement's error says the store itself is away, so that every item fails
+   * with it rather than running again alone (default: the database's connection errors).
+   */
+  storeAway?: (error: unknown) => boolean;
 }
 
 /**
- * Runs many concurrent callers' work as one statement (group commit). A statement starts at
- * once when none is under way, and beside others (up to `maxInFlight`) once
- * `minOverlappingBatch` items are waiting, or once those have been under way `overtakeAfterMs`;
- * items submitted meanwhile wait, and the next statement takes all of them (up to `maxBatch`). Idle, nothing waits; under load each round
- * trip and commit carries many items, so PostgreSQL does far less work per item. Each caller is
- * answered only when the statement holding its item has finished. If a statement fails, each of
- * its items runs again on its own, so an item that cannot be done fails alone; the statement
- * being atomic, the failed attempt left nothing behind. When the database itself is away, every
- * item fails at once with the statement: running them again alone would only make their callers
- * wait for more connection attempts.
+ * Runs many concurrent callers' work as one statement (group commit): one SQL statement, or one
+ * call of a Redis script. A statement starts at once when none is under way, and beside others
+ * (up to `maxInFlight`) once `minOverlappingBatch` items are waiting, or once those have been
+ * under way `overtakeAfterMs`; items submitted meanwhile wait, and the next statement takes all
+ * of them (up to `maxBatch`). Idle, nothing waits; under load each round trip carries many
+ * items, so the store and this process do far less work per item. Each caller is answered only
+ * when the statement holding its item has finished. If a statement fails, each of its items
+ * runs again on its own, so an item that cannot be done fails alone; the statement being
+ * atomic, the failed attempt left nothing behind. When the store itself is away (`storeAway`),
+ * every item fails at once with the statement: running them again alone would only make their
+ * callers wait for more connection attempts.
  *
  * `run` answers its items in order, one result each.
  */
@@ -107,7 +113,7 @@ export class StatementBatcher<Item, Result = void> {
       const results = await this.run(batch.map((waiting) => waiting.item));
       for (const [index, waiting] of batch.entries()) waiting.done(results[index]!);
     } catch (error) {
-      if (batch.length === 1 || isDatabaseUnavailable(error)) {
+      if (batch.length === 1 || (this.options.storeAway ?? isDatabaseUnavailable)(error)) {
         for (const waiting of batch) waiting.failed(error);
         return;
       }
