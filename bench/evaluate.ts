@@ -26,7 +26,7 @@
  * BENCH_ROUNDS (default 2: turns per side and scenario), BENCH_CONNECTIONS (default 64),
  * BENCH_LOG_LEVEL (default warn).
  *
- * BENCH_RATE_LIMITER=compare runs only evaluate → allow against two APIs side by side, one
+ * BENCH_RATE_LIMITER=compare runs only evaluate → allow and the dry run against two APIs side by side, one
  * whose rate-limit counters are in Redis and one that counts in its own memory, in alternating
  * short turns, and reports both and their ratio (see compareRateLimiter). BENCH_HISTORY=embedded
  * (or redis) runs only evaluate → allow with three history conditions against the plain allow,
@@ -255,12 +255,12 @@ async function startBareSender(url: string, envelope: string, rate: number) {
 }
 
 /**
- * What the limiter's Redis round trip costs evaluate. Two APIs on one database, driven in
- * turns: one with its counters in Redis (one script call per request), one with REDIS_URL on
- * a port where nothing listens, so it counts in its own memory, as it does when Redis is down.
- * The limiter cannot be switched off, so the second is the baseline: all it keeps of the
- * limiter is a map update in memory. Neither API runs jobs (with REDIS_URL set, a worker
- * would), so the outbox only fills.
+ * What the limiter's calls to Redis cost evaluate and the dry run. Two APIs on one database,
+ * driven in turns: one with its counters in Redis (one script call per batch of requests), one
+ * with REDIS_URL on a port where nothing listens, so it counts in its own memory, as it does
+ * when Redis is down. The limiter cannot be switched off, so the second is the baseline: all it
+ * keeps of the limiter is a map update in memory. Neither API runs jobs (with REDIS_URL set, a
+ * worker would), so the outbox only fills.
  */
 async function compareRateLimiter() {
   const database = await freshDatabase();
@@ -275,17 +275,27 @@ async function compareRateLimiter() {
       services.push(await startService(database.url, { env: { NODE_ENV: 'development', REDIS_URL: side.redis, QUEUE_PREFIX: prefix } }));
     // Seeded once, through the first service; the second finds it in the database.
     const seeded = await seedTenant(services[0]!.url, 'http://127.0.0.1:9/unused');
-    const scenario = allowScenario(seeded.allowAction);
-    await alternate(
-      'evaluate → allow',
-      sides.map((side, index) => ({
-        title: side.title,
-        base: services[index]!.url,
-        auth: seeded.auth,
-        scenario,
-        processes: { api: services[index]!.pid },
-      })),
-    );
+    const scenarios: Scenario[] = [
+      allowScenario(seeded.allowAction),
+      {
+        title: 'dry run POST /policies/test',
+        path: '/api/v1/policies/test',
+        body: seeded.allowAction,
+        expect: (b) => b.effect === 'allow',
+      },
+    ];
+    for (const scenario of scenarios) {
+      await alternate(
+        scenario.title,
+        sides.map((side, index) => ({
+          title: side.title,
+          base: services[index]!.url,
+          auth: seeded.auth,
+          scenario,
+          processes: { api: services[index]!.pid },
+        })),
+      );
+    }
   } finally {
     for (const service of services) await service.stop();
     await database.drop();
