@@ -26,9 +26,9 @@
  * BENCH_ROUNDS (default 2: turns per side and scenario), BENCH_CONNECTIONS (default 64),
  * BENCH_LOG_LEVEL (default warn).
  *
- * BENCH_RATE_LIMITER=compare runs only evaluate → allow and the dry run against two APIs side by side, one
- * whose rate-limit counters are in Redis and one that counts in its own memory, in alternating
- * short turns, and reports both and their ratio (see compareRateLimiter). BENCH_HISTORY=embedded
+ * BENCH_RATE_LIMITER=compare runs only evaluate → allow and the dry run against two APIs side
+ * by side, one whose rate-limit counters are in Redis and one that counts in its own memory, in
+ * alternating short turns, and reports both and their ratio (see compareRateLimiter). BENCH_HISTORY=embedded
  * (or redis) runs only evaluate → allow with three history conditions against the plain allow,
  * in embedded mode (or on PostgreSQL and Redis with the worker; see compareHistory).
  */
@@ -210,12 +210,7 @@ async function main() {
       }
     }
     rows.push({
-      ...(await drive(base, seed.auth, {
-        title: 'dry run POST /policies/test',
-        path: '/api/v1/policies/test',
-        body: seed.allowAction,
-        expect: (b) => b.effect === 'allow',
-      })),
+      ...(await drive(base, seed.auth, dryRunScenario(seed.allowAction))),
       worker: '1 process',
     });
     await outbox.close();
@@ -275,16 +270,7 @@ async function compareRateLimiter() {
       services.push(await startService(database.url, { env: { NODE_ENV: 'development', REDIS_URL: side.redis, QUEUE_PREFIX: prefix } }));
     // Seeded once, through the first service; the second finds it in the database.
     const seeded = await seedTenant(services[0]!.url, 'http://127.0.0.1:9/unused');
-    const scenarios: Scenario[] = [
-      allowScenario(seeded.allowAction),
-      {
-        title: 'dry run POST /policies/test',
-        path: '/api/v1/policies/test',
-        body: seeded.allowAction,
-        expect: (b) => b.effect === 'allow',
-      },
-    ];
-    for (const scenario of scenarios) {
+    for (const scenario of [allowScenario(seeded.allowAction), dryRunScenario(seeded.allowAction)]) {
       await alternate(
         scenario.title,
         sides.map((side, index) => ({
@@ -347,6 +333,13 @@ const allowScenario = (body: Record<string, unknown>): Scenario => ({
   path: '/api/v1/evaluate',
   body,
   expect: (b) => b.decision === 'allow',
+});
+
+const dryRunScenario = (body: Record<string, unknown>): Scenario => ({
+  title: 'dry run POST /policies/test',
+  path: '/api/v1/policies/test',
+  body,
+  expect: (b) => b.effect === 'allow',
 });
 
 await main();

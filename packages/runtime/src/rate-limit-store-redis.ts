@@ -37,31 +37,27 @@ end
  * counts the ones before it left (a window's current count is the next one's previous). KEYS:
  * the fixed windows' keys, each once. ARGV, six per request: the numbers (from 1) of its previous
  * and current window's keys, limit, ms elapsed in the current fixed window, window ms, 1 to count
- * it if admitted (0 only looks). Returns, per request, {admitted 1|0, previous, current before it}.
+ * it if admitted (0 only looks). Returns, per request, {previous, current} before it, which
+ * `judge` rules on as it would for a request alone.
  */
 const SLIDING_WINDOWS = `${WINDOW_LUA}
 local found = redis.call('MGET', unpack(KEYS))
--- held: each key's count as the requests judged so far left it.
-local held, added, spans = {}, {}, {}
-for key = 1, #KEYS do
-  held[key] = tonumber(found[key] or '0')
-  added[key] = 0
-end
+-- held: each key's count as the requests judged so far left it; spans: the window ms of a key counted in.
+local held, spans = {}, {}
+for key = 1, #KEYS do held[key] = tonumber(found[key] or '0') end
 local verdicts = {}
 for request = 0, #ARGV / 6 - 1 do
   local at = 6 * request
   local previous, current = tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
   local span = tonumber(ARGV[at + 5])
-  local admitted = admits(held[previous], held[current], tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4]), span)
-  verdicts[request + 1] = { admitted and 1 or 0, held[previous], held[current] }
-  if admitted and ARGV[at + 6] == '1' then
+  verdicts[request + 1] = { held[previous], held[current] }
+  if ARGV[at + 6] == '1' and admits(held[previous], held[current], tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4]), span) then
     held[current] = held[current] + 1
-    added[current] = added[current] + 1
     spans[current] = span
   end
 end
 for key = 1, #KEYS do
-  if added[key] > 0 then count(KEYS[key], spans[key], added[key]) end
+  if spans[key] then count(KEYS[key], spans[key], held[key] - tonumber(found[key] or '0')) end
 end
 return verdicts
 `;
@@ -102,7 +98,7 @@ return { 1, now, failures }
 `;
 
 interface Scripts {
-  agovSlidingWindows(...args: (string | number)[]): Promise<[number, number, number][]>;
+  agovSlidingWindows(...args: (string | number)[]): Promise<[number, number][]>;
   agovLoginAttempt(...args: (string | number)[]): Promise<[number, number, number]>;
   agovWithdraw(key: string): Promise<null>;
 }
@@ -202,7 +198,7 @@ export class RedisCounters implements RateCounters {
     });
     const found = await this.redis.agovSlidingWindows(keys.size, ...keys.keys(), ...args);
     return hits.map(({ query, counted }, index) => {
-      const [, previous, current] = found[index]!;
+      const [previous, current] = found[index]!;
       return judge({ previous, current }, query, counted);
     });
   }
