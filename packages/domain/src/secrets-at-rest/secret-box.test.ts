@@ -45,6 +45,14 @@ describe('the secret box', () => {
     expect(() => box.open(sealed, 'webhook_endpoints.secret:00000000-0000-0000-0000-000000000000')).toThrow(/integrity check/);
   });
 
+  it('opens a value again as often as asked, and only at its own place, however often it was opened before', () => {
+    const sealed = box.seal(SECRET, PLACE);
+    for (let time = 0; time < 3; time += 1) expect(box.open(sealed, PLACE)).toBe(SECRET);
+    expect(() => box.open(sealed, 'webhook_endpoints.secret:00000000-0000-0000-0000-000000000000')).toThrow(/integrity check/);
+    // A box without the key opens nothing, whatever another box has opened.
+    expect(() => secretBox({ current: OLD, previous: null }).open(sealed, PLACE)).toThrow(/neither SECRETS_KEY/);
+  });
+
   it('refuses a value sealed under a key it does not hold, naming both keys', () => {
     const sealed = secretBox({ current: OLD, previous: null }).seal(SECRET, PLACE);
     expect(() => box.open(sealed, PLACE)).toThrow(

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { sha256Hex } from '../support/sha256.js';
 import { AppError } from '../support/errors.js';
 
@@ -38,6 +39,19 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const SEALED = /^enc:v1:([0-9a-f]{8}):([A-Za-z0-9_-]+)$/;
 
+/**
+ * Values opened lately, by place and stored value: a worker signs every delivery with its
+ * endpoint's secret, and opening costs a decipher each time. Holding them adds no exposure,
+ * since the process holds the key that opens them. Only short values (secrets, not the
+ * idempotent answers) are kept.
+ */
+const OPENED = {
+  max: 1_024,
+  maxSize: 256 * 1_024,
+  maxEntrySize: 1_024,
+  sizeCalculation: (value: string, key: string) => value.length + key.length,
+};
+
 /** A short fingerprint naming the key, so a reader picks the right one; it reveals nothing of the key. */
 export const keyIdOf = (key: Buffer) => sha256Hex(key).slice(0, 8);
 
@@ -60,8 +74,8 @@ export function secretBox(keys: SecretKeys): SecretBox {
     return `${PREFIX}${keyId}:${sealed.toString('base64url')}`;
   };
 
-  const open = (stored: string, place: string) => {
-    if (!stored.startsWith(PREFIX)) return stored;
+  /** Deciphers a sealed value, checking its key, its integrity and its place. */
+  const openSealed = (stored: string, place: string) => {
     const [, id, data] = SEALED.exec(stored) ?? [];
     if (!id || !data) throw new SecretUnreadable(`The secret stored at ${place} is not in the sealed format`);
     const key = byId.get(id);
@@ -80,6 +94,18 @@ export function secretBox(keys: SecretKeys): SecretBox {
     } catch {
       throw new SecretUnreadable(`The secret stored at ${place} failed its integrity check: altered, or copied from elsewhere`);
     }
+  };
+
+  const opened = new LRUCache<string, string>(OPENED);
+
+  const open = (stored: string, place: string) => {
+    if (!stored.startsWith(PREFIX)) return stored;
+    const cacheKey = `${place}\n${stored}`;
+    const known = opened.get(cacheKey);
+    if (known !== undefined) return known;
+    const value = openSealed(stored, place);
+    opened.set(cacheKey, value);
+    return value;
   };
 
   return {
