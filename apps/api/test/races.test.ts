@@ -4,6 +4,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { outbox } from '@agov/db';
 import { expectErrorBody } from './assertions.js';
+import { waiterOn } from './lock-waiters.js';
 import { type Tenant, useTestApp } from './harness.js';
 import {
   APPROVAL_REQUESTED_EVENTS,
@@ -54,18 +55,6 @@ async function holdTraceLock(traceId: string) {
   };
 }
 
-/** The one backend that waits on a lock `blocker` holds; polls until it is there. */
-async function waiterOn(blocker: number): Promise<number> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const waiters = await sql<{ pid: number }[]>`select pid from pg_stat_activity where ${blocker}::int = any(pg_blocking_pids(pid))`;
-    expect(waiters.length).toBeLessThanOrEqual(1);
-    if (waiters[0]) return waiters[0].pid;
-    if (Date.now() > deadline) throw new Error(`no backend came to wait on ${blocker}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /**
  * Runs `first` and `second` so that `first` takes the trace lock before `second`: both are
  * queued behind the test's lock, in that order, before it is released.
@@ -80,10 +69,10 @@ async function inOrder(
   let b: Promise<LightMyRequestResponse> | undefined;
   try {
     a = first();
-    const aPid = await waiterOn(lock.pid);
+    const aPid = await waiterOn(sql, lock.pid);
     b = second();
     // B's blocker is A itself, not only the test's lock: B is queued behind A.
-    await waiterOn(aPid);
+    await waiterOn(sql, aPid);
   } finally {
     await lock.release();
   }

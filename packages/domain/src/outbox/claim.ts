@@ -18,7 +18,9 @@ const due = { tenantId: sql`due.tenant_id`, payload: sql`due.payload` };
  * skipped, so any number of relays can run. In the same statement:
  * - a webhook becomes one delivery per active endpoint of its tenant subscribed to its event,
  *   and each tenant's new deliveries become outbox rows of up to DELIVERIES_PER_EFFECT,
- *   claimed at once (no job just to fan out);
+ *   claimed at once (no job just to fan out). Those endpoints are locked first (`receiving`),
+ *   so one deleted meanwhile gets no delivery, and one deleted after waits for this claim and
+ *   then takes its deliveries with it (see deleteWebhookEndpoint);
  * - effects nobody is waiting for are deleted instead of travelling through the queue (see
  *   audience.ts);
  * - the rest of the kinds asked for are leased: due again after `leaseMs` unless their
@@ -27,6 +29,7 @@ const due = { tenantId: sql`due.tenant_id`, payload: sql`due.payload` };
  * relay runs it on every poll.
  */
 function claimStatement(kinds: readonly EffectKind[]) {
+  const subscribed = endpointsSubscribed(due.tenantId, sql`(due.payload->>'event')`);
   const leaseEnds = sql`now() + ${sql.placeholder('leaseMs')} * interval '1 millisecond'`;
   const statement = sql`
     with due as (
@@ -37,11 +40,15 @@ function claimStatement(kinds: readonly EffectKind[]) {
       for update skip locked
     ), judged as (
       select due.id, due.kind, ${wantedSql(sql`due.kind`, due)} as wanted from due
+    ), receiving as (
+      select ${webhookEndpoints.id} from ${webhookEndpoints}
+      where exists (select from due where due.kind = 'webhook' and ${subscribed})
+      for key share
     ), deliveries as (
       insert into ${webhookDeliveries} (id, tenant_id, endpoint_id, event_id, event_type, payload)
       select gen_random_uuid(), due.tenant_id, ${webhookEndpoints.id}, (due.payload->>'id')::uuid, due.payload->>'event', due.payload
-      from due join ${webhookEndpoints} on ${endpointsSubscribed(due.tenantId, sql`(due.payload->>'event')`)}
-      where due.kind = 'webhook'
+      from due join ${webhookEndpoints} on ${subscribed}
+      where due.kind = 'webhook' and ${webhookEndpoints.id} in (select id from receiving)
       returning id, tenant_id
     ), delivery_effects as (
       insert into ${outbox} (tenant_id, kind, payload, available_at, attempts)

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { transactionInvalidating } from '../caches/invalidation.js';
 import { and, desc, eq, type SQL } from 'drizzle-orm';
-import { webhookEndpoints, type WebhookEndpointRow } from '@agov/db';
+import { webhookDeliveries, webhookEndpoints, type WebhookEndpointRow } from '@agov/db';
 import type { Principal } from '../access/access.js';
 import type { WebhookDeps } from './deps.js';
 import { notFound } from '../support/errors.js';
@@ -103,11 +103,17 @@ export async function updateWebhookEndpoint(
   return row;
 }
 
-/** Removes the endpoint; its delivery history goes with it (the foreign key cascades). */
+/**
+ * Removes the endpoint and, in the same transaction, its delivery history. The endpoint goes
+ * first: a claim writing deliveries for it holds it locked, so this waits for that claim to
+ * commit, and the deliveries' delete after it sees what the claim wrote.
+ */
 export async function deleteWebhookEndpoint(deps: WebhookDeps, principal: Principal, id: string): Promise<void> {
-  const rows = await transactionInvalidating(deps, (tx, invalidate) => {
+  const rows = await transactionInvalidating(deps, async (tx, invalidate) => {
     invalidate({ kind: 'effect_audience', id: principal.tenantId });
-    return tx.delete(webhookEndpoints).where(webhookEndpointInTenant(principal, id)).returning({ id: webhookEndpoints.id });
+    const deleted = await tx.delete(webhookEndpoints).where(webhookEndpointInTenant(principal, id)).returning({ id: webhookEndpoints.id });
+    if (deleted.length > 0) await tx.delete(webhookDeliveries).where(eq(webhookDeliveries.endpointId, id));
+    return deleted;
   });
   if (rows.length === 0) throw notFound('Webhook endpoint');
 }

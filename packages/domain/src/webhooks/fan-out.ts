@@ -41,7 +41,12 @@ export async function fanOutAuditEvents(deps: WebhookDeps, row: DueEffect<'audit
 
 async function createDeliveries(tx: Tx, deps: WebhookDeps, tenantId: string, envelopes: readonly Envelope[]): Promise<number> {
   if (envelopes.length === 0) return 0;
-  const endpoints = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(endpointsSubscribed(tenantId, 'audit.event'));
+  // Locked, as the relay's claim locks them: an endpoint being deleted gets no delivery.
+  const endpoints = await tx
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(endpointsSubscribed(tenantId, 'audit.event'))
+    .for('key share');
   if (endpoints.length === 0) return 0;
 
   const now = deps.clock.now();
