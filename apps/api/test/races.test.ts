@@ -4,7 +4,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { outbox } from '@agov/db';
 import { expectErrorBody } from './assertions.js';
-import { waiterOn } from './lock-waiters.js';
+import { openTransaction, waiterOn } from './held-locks.js';
 import { type Tenant, useTestApp } from './harness.js';
 import {
   APPROVAL_REQUESTED_EVENTS,
@@ -40,20 +40,9 @@ afterAll(() => sql.end());
 
 const REVIEWER = { approver_name: 'Rita Reviewer' };
 
-/** Takes the trace's row lock as `lockTrace` does and keeps it until `release` (a rollback). */
-async function holdTraceLock(traceId: string) {
-  const connection = await sql.reserve();
-  await connection`begin`;
-  await connection`select id from traces where id = ${traceId} for update`;
-  const [holder] = await connection<{ pid: number }[]>`select pg_backend_pid() as pid`;
-  return {
-    pid: holder!.pid,
-    async release() {
-      await connection`rollback`;
-      connection.release();
-    },
-  };
-}
+/** Takes the trace's row lock as `lockTrace` does and keeps it until `rollback`. */
+const holdTraceLock = (traceId: string) =>
+  openTransaction(sql, (connection) => connection`select id from traces where id = ${traceId} for update`);
 
 /**
  * Runs `first` and `second` so that `first` takes the trace lock before `second`: both are
@@ -74,7 +63,7 @@ async function inOrder(
     // B's blocker is A itself, not only the test's lock: B is queued behind A.
     await waiterOn(sql, aPid);
   } finally {
-    await lock.release();
+    await lock.rollback();
   }
   return Promise.all([a, b]);
 }

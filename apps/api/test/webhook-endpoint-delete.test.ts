@@ -6,7 +6,7 @@ import { effectClaim } from '@agov/domain';
 import { client } from './client.js';
 import { action, createAgent, createPolicy } from './fixtures.js';
 import { ownDatabase, signupTenant, useTestApp } from './harness.js';
-import { waiterOn } from './lock-waiters.js';
+import { openTransaction, waiterOn } from './held-locks.js';
 import { evaluation } from './scenarios.js';
 
 /*
@@ -42,26 +42,11 @@ async function subscribedTenant() {
 const deliveriesOf = (endpointId: string) =>
   t.runtime.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId));
 
-/** A transaction of the test's own, open until `commit`, its first statements `work`. */
-async function openTransaction(work: (connection: postgres.ReservedSql) => Promise<unknown>) {
-  const connection = await sql.reserve();
-  await connection`begin`;
-  await work(connection);
-  const [holder] = await connection<{ pid: number }[]>`select pg_backend_pid() as pid`;
-  return {
-    pid: holder!.pid,
-    async commit() {
-      await connection`commit`;
-      connection.release();
-    },
-  };
-}
-
 describe('an endpoint deleted while the relay claims webhooks for it', () => {
   it('deleted first: the claim waits for the delete, then writes no delivery for it', async () => {
     const { tenant, endpointId, agentId } = await subscribedTenant();
     await evaluation(t.app, tenant, action(agentId));
-    const deleting = await openTransaction((connection) => connection`delete from webhook_endpoints where id = ${endpointId}`);
+    const deleting = await openTransaction(sql, (connection) => connection`delete from webhook_endpoints where id = ${endpointId}`);
 
     const claimed = claim(t.runtime.database, { batch: 500, leaseMs: 60_000 });
     await waiterOn(sql, deleting.pid);
@@ -77,7 +62,7 @@ describe('an endpoint deleted while the relay claims webhooks for it', () => {
   it('claimed first: the delete waits for the claim, then takes its deliveries with it', async () => {
     const { tenant, endpointId } = await subscribedTenant();
     // What the claim does for an endpoint, held open: lock it, write a delivery for it.
-    const claiming = await openTransaction(async (connection) => {
+    const claiming = await openTransaction(sql, async (connection) => {
       await connection`select id from webhook_endpoints where id = ${endpointId} for key share`;
       await connection`insert into webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, payload)
         values (${tenant.tenantId}, ${endpointId}, gen_random_uuid(), 'approval.requested', '{}')`;
