@@ -15,10 +15,9 @@ import { evaluation } from './scenarios.js';
  * after the endpoint itself. Each order of the two is forced with a lock the test holds from a
  * connection of its own. A database of this file's own: the claim takes every tenant's due rows.
  */
-let databaseUrl = '';
 let sql: postgres.Sql;
 const t = useTestApp(async () => {
-  databaseUrl = await ownDatabase();
+  const databaseUrl = await ownDatabase();
   sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
   return { env: { DATABASE_URL: databaseUrl, NODE_ENV: 'development' } };
 });
