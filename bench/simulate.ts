@@ -20,10 +20,10 @@ const T0 = Date.parse('2026-10-01T00:00:00.000Z');
 const SPACING_MS = 10;
 
 async function main() {
-  await withFreshService(async (service, sql) => {
+  await withFreshService(async (service, database) => {
     const seed = await seedTenant(service.url);
     let started = performance.now();
-    await copyTraces(sql, seed.tenantId, { count: TRACES, startMs: T0, spacingMs: SPACING_MS, lastSeq: 3, varyAmount: true });
+    await copyTraces(database, seed.tenantId, { count: TRACES, startMs: T0, spacingMs: SPACING_MS, lastSeq: 3, varyAmount: true });
     console.log(`\nInserted ${TRACES} traces and ${TRACES * 3} events in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
     const window = { from: new Date(T0).toISOString(), to: new Date(T0 + TRACES * SPACING_MS).toISOString() };

@@ -6,6 +6,8 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { type Database, openDatabase } from '@agov/db';
+import { type SQL, sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { childPids, freePort, TEST_ENV } from '../test/processes.js';
 
@@ -258,39 +260,43 @@ export interface TraceCopies {
 }
 
 /**
- * Writes `count` copies of a tenant's recorded traces by SQL: copy i is of its template number
- * i mod (how many there are, in start order), with a new id, its events and, when asked, its
- * approval requests. Hashes and chain heads are copied as they are, so the copies do not verify.
- * The tables' secondary indexes are dropped for the load and made again after it, as they were.
+ * Writes `count` copies of a tenant's recorded traces by SQL, on either database: copy i is of
+ * its template number i mod (how many there are, in start order), with a new id, its events
+ * and, when asked, its approval requests. Hashes and chain heads are copied as they are, so the
+ * copies do not verify. The tables' secondary indexes are dropped for the load and made again
+ * after it, as they were.
  */
-export async function copyTraces(sql: postgres.Sql, tenantId: string, copies: TraceCopies) {
-  const start = new Date(copies.startMs);
+export async function copyTraces(database: Database, tenantId: string, copies: TraceCopies) {
+  const start = new Date(copies.startMs).toISOString();
   const spacing = `${copies.spacingMs} milliseconds`;
   const startOf = sql`${start}::timestamptz + copies.i * ${spacing}::interval`;
   const tables = ['traces', 'trace_events', ...(copies.approvals ? ['approval_requests'] : [])];
-  await sql`
+  await database.rows(sql`
     create temporary table copies as
     select i, gen_random_uuid() as id, template.id as template_id
     from generate_series(0, ${copies.count - 1}::int) i
     join (
       select id, row_number() over (order by started_at) - 1 as k, count(*) over () as templates
       from traces where tenant_id = ${tenantId}
-    ) template on template.k = i % template.templates`;
-  const indexes = await sql<{ name: string; definition: string }[]>`
+    ) template on template.k = i % template.templates`);
+  const indexes = await database.rows<{ name: string; definition: string }>(sql`
     select i.indexname as name, i.indexdef as definition from pg_indexes i
-    where i.schemaname = current_schema() and i.tablename in ${sql(tables)}
-      and not exists (select 1 from pg_constraint c where c.conname = i.indexname)`;
-  for (const { name } of indexes) await sql`drop index ${sql(name)}`;
+    where i.schemaname = current_schema() and i.tablename in (${sql.join(
+      tables.map((table) => sql`${table}`),
+      sql`, `,
+    )})
+      and not exists (select 1 from pg_constraint c where c.conname = i.indexname)`);
+  for (const { name } of indexes) await database.rows(sql`drop index ${sql.identifier(name)}`);
 
-  await insertCopies(sql, 'traces', sql`from copies join traces t on t.id = copies.template_id`, {
+  await insertCopies(database, 'traces', sql`from copies join traces t on t.id = copies.template_id`, {
     id: sql`copies.id`,
     started_at: startOf,
     completed_at: sql`case when t.completed_at is null then null else ${startOf} end`,
   });
   await insertCopies(
-    sql,
+    database,
     'trace_events',
-    sql`from copies join trace_events t on t.trace_id = copies.template_id and t.seq <= ${copies.lastSeq ?? 2 ** 31 - 1}`,
+    sql`from copies join trace_events t on t.trace_id = copies.template_id and t.seq <= ${copies.lastSeq ?? 2 ** 31 - 1}::int`,
     {
       id: sql`gen_random_uuid()`,
       trace_id: sql`copies.id`,
@@ -301,7 +307,7 @@ export async function copyTraces(sql: postgres.Sql, tenantId: string, copies: Tr
     },
   );
   if (copies.approvals)
-    await insertCopies(sql, 'approval_requests', sql`from copies join approval_requests t on t.trace_id = copies.template_id`, {
+    await insertCopies(database, 'approval_requests', sql`from copies join approval_requests t on t.trace_id = copies.template_id`, {
       id: sql`gen_random_uuid()`,
       trace_id: sql`copies.id`,
       status: sql`(array['approved', 'denied', 'expired'])[copies.i % 3 + 1]`,
@@ -310,37 +316,51 @@ export async function copyTraces(sql: postgres.Sql, tenantId: string, copies: Tr
       expires_at: sql`${startOf} + interval '1 hour'`,
     });
 
-  for (const { definition } of indexes) await sql.unsafe(definition);
-  await sql`drop table copies`;
-  for (const table of tables) await sql`analyze ${sql(table)}`;
+  for (const { definition } of indexes) await database.rows(sql.raw(definition));
+  await database.rows(sql`drop table copies`);
+  for (const table of tables) await database.rows(sql`analyze ${sql.identifier(table)}`);
 }
 
 /** Inserts a copy of each row `source` selects as `t`, with `overrides` in place of some of its columns. */
-async function insertCopies(sql: postgres.Sql, table: string, source: postgres.Fragment, overrides: Record<string, postgres.Fragment>) {
-  const columns = await sql<{ name: string }[]>`
+async function insertCopies(database: Database, table: string, source: SQL, overrides: Record<string, SQL>) {
+  const columns = await database.rows<{ name: string }>(sql`
     select column_name as name from information_schema.columns
-    where table_schema = current_schema() and table_name = ${table} order by ordinal_position`;
-  const values = columns.map(({ name }) => overrides[name] ?? sql`t.${sql(name)}`).reduce((list, value) => sql`${list}, ${value}`);
-  await sql`insert into ${sql(table)} (${sql(columns.map(({ name }) => name))}) select ${values} ${source}`;
+    where table_schema = current_schema() and table_name = ${table} order by ordinal_position`);
+  const values = sql.join(
+    columns.map(({ name }) => overrides[name] ?? sql`t.${sql.identifier(name)}`),
+    sql`, `,
+  );
+  const names = sql.join(
+    columns.map(({ name }) => sql.identifier(name)),
+    sql`, `,
+  );
+  await database.rows(sql`insert into ${sql.identifier(table)} (${names}) select ${values} ${source}`);
 }
+
+/**
+ * One connection to a database of the service's, server (`url`) or embedded (`dataDir`), for what
+ * a bench writes or reads by SQL: one, so that a temporary table lives as long as the bench's use.
+ */
+export const openBenchDatabase = (at: { url: string } | { dataDir: string }) =>
+  openDatabase({ databaseUrl: 'url' in at ? at.url : null, dataDir: 'dataDir' in at ? at.dataDir : '', databasePoolSize: 1 });
 
 /**
  * Builds, starts the API on a fresh database (or the `kept` one, see `freshDatabase`) and runs
  * `body` with it and one connection to that database; then stops the API and drops the
  * database (unless kept), whatever happened.
  */
-export async function withFreshService(body: (service: Service, sql: postgres.Sql) => Promise<void>, kept?: string) {
+export async function withFreshService(body: (service: Service, database: Database) => Promise<void>, kept?: string) {
   build();
-  const database = await freshDatabase(kept);
-  const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+  const server = await freshDatabase(kept);
+  const database = await openBenchDatabase(server);
   let service: Service | undefined;
   try {
-    service = await startService(database.url);
-    await body(service, sql);
+    service = await startService(server.url);
+    await body(service, database);
   } finally {
     await service?.stop();
-    await sql.end();
-    await database.drop();
+    await database.close();
+    await server.drop();
   }
 }
 
